@@ -1,0 +1,73 @@
+/**
+ * The `framework` command: parses arguments, calls one library function per verb, and prints the
+ * ok-wrapped JSON (`--json`) or human text. Exit codes: 0 success, 1 internal, 2 bad input or usage,
+ * 3 a run that did not succeed, 4 untrusted folder, 5 unauthorized or forbidden.
+ *
+ * @example Install and use
+ * ```sh
+ * deno install -g -A -n framework cli.ts
+ * framework init ./harnesses/hello
+ * framework validate ./harnesses/hello --json
+ * ```
+ *
+ * @module
+ */
+
+import { Command, CommanderError } from "commander";
+import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
+import { registerTrustCommand } from "./cli/commands/trust_command.ts";
+import { reportError } from "./cli/output.ts";
+import { badInput } from "./lib/errors.ts";
+import { FRAMEWORK_VERSION } from "./lib/version.ts";
+
+/**
+ * Builds the command tree.
+ *
+ * @returns The root command.
+ */
+export function buildProgram(): Command {
+  const program = new Command("framework")
+    .description("Build, run, deploy and improve LLM agent harnesses")
+    .version(FRAMEWORK_VERSION, "-V, --version", "print the framework version")
+    .configureOutput({ outputError: () => {} })
+    .exitOverride();
+  registerSpecCommands(program);
+  registerTrustCommand(program);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/**
+ * Runs the CLI with arguments (without the executable).
+ *
+ * @param args The arguments.
+ */
+export async function main(args: string[]): Promise<void> {
+  const json = args.includes("--json");
+  const program = buildProgram();
+  try {
+    if (args.length === 0) {
+      program.outputHelp();
+      Deno.exit(2);
+    }
+    await program.parseAsync(args, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === "commander.helpDisplayed" || err.code === "commander.version" ||
+        err.code === "commander.help"
+      ) {
+        Deno.exit(0);
+      }
+      const verb = args.find((a) => !a.startsWith("-"));
+      const help = verb && program.commands.some((c) => c.name() === verb)
+        ? `framework ${verb} --help`
+        : "framework --help";
+      const message = err.message.replace(/^error: /, "");
+      Deno.exit(reportError(badInput(`Usage error: ${message}; see \`${help}\``), json));
+    }
+    Deno.exit(reportError(err, json));
+  }
+}
+
+if (import.meta.main) await main(Deno.args);

@@ -1,0 +1,157 @@
+/**
+ * `initHarness`: create a harness folder from a template. A failed creation removes everything it
+ * created, so no half-made folder is left behind.
+ *
+ * @module
+ */
+
+import { basename, dirname, join, resolve } from "node:path";
+import { badInput } from "../errors.ts";
+import { specPath } from "../paths.ts";
+import { hasErrors, invalidSpecError, parseSpecText } from "../spec/load.ts";
+import { SLUG_PATTERN } from "../spec/schema.ts";
+import { specVersion } from "../spec/version.ts";
+import { setInText } from "../spec/yaml_edit.ts";
+import { TEMPLATES } from "../templates/templates.ts";
+import { appendConstructionLog } from "./construction_log.ts";
+import { recordVersion } from "./mutate.ts";
+
+/** Options of {@link initHarness}. */
+export interface InitOptions {
+  /** Template name (default `hello`). */
+  template?: string;
+  /** Harness id (default: the folder name, made a slug). */
+  id?: string;
+  /** Display name (default: the template's). */
+  name?: string;
+  /** Construction-log actor (default `cli`). */
+  actor?: string;
+}
+
+/** The result of {@link initHarness}. */
+export interface InitResult {
+  dir: string;
+  id: string;
+  template: string;
+  files: string[];
+  spec_version: string;
+}
+
+/**
+ * Turns a folder name into a slug id: `My Bot_2` gives `my-bot-2`.
+ *
+ * @param name The folder name.
+ * @returns The slug (may be empty).
+ */
+export function slugify(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+/**
+ * Creates a harness folder from a template.
+ *
+ * @example
+ * ```ts
+ * await initHarness("./harnesses/hello");
+ * ```
+ * @param dir The new harness folder (created if missing; must not already hold a harness.yaml).
+ * @param options Template, id, name.
+ * @returns The folder, id, files written and spec version.
+ */
+export async function initHarness(dir: string, options: InitOptions = {}): Promise<InitResult> {
+  const templateName = options.template ?? "hello";
+  const template = TEMPLATES[templateName];
+  if (!template) {
+    throw badInput(
+      `Unknown template ${JSON.stringify(templateName)}: available templates are ${
+        Object.keys(TEMPLATES).join(", ")
+      }`,
+    );
+  }
+  const target = resolve(dir);
+  const id = options.id ?? slugify(basename(target));
+  if (!SLUG_PATTERN.test(id)) {
+    throw badInput(
+      `Cannot use ${
+        JSON.stringify(id)
+      } as a harness id: expected lowercase letters, digits and '-'; pass --id`,
+      { id },
+    );
+  }
+  let spec = setInText(template.files["harness.yaml"]!, ["id"], id);
+  if (options.name) spec = setInText(spec, ["name"], options.name);
+  const parsed = parseSpecText(spec);
+  if (!parsed.spec || hasErrors(parsed.issues)) {
+    throw invalidSpecError(parsed.issues, "Cannot create the harness");
+  }
+
+  const existed = await exists(target);
+  if (existed && !(await Deno.stat(target)).isDirectory) {
+    throw badInput(`Cannot create a harness at ${JSON.stringify(dir)}: a file is in the way`);
+  }
+  if (await exists(specPath(target))) {
+    throw badInput(
+      `${JSON.stringify(dir)} already holds a harness.yaml; refusing to overwrite it`,
+      { dir },
+    );
+  }
+  const written: string[] = [];
+  const createdDirs: string[] = [];
+  const stateExisted = await exists(join(target, ".framework"));
+  try {
+    await mkdirTracked(target, createdDirs);
+    for (const [rel, content] of Object.entries(template.files)) {
+      const file = join(target, rel);
+      await mkdirTracked(dirname(file), createdDirs);
+      const text = rel === "harness.yaml" ? spec : content;
+      await Deno.writeTextFile(file, text, { createNew: true });
+      written.push(file);
+    }
+    const real = await Deno.realPath(target);
+    const version = specVersion(parsed.value);
+    await appendConstructionLog(real, {
+      actor: options.actor ?? "cli",
+      op: "init",
+      path: "",
+      old: null,
+      new: templateName,
+    });
+    recordVersion(real, parsed, version, "init");
+    return {
+      dir: real,
+      id,
+      template: templateName,
+      files: Object.keys(template.files),
+      spec_version: version,
+    };
+  } catch (err) {
+    // Undo: the top-most folder this call created goes whole; otherwise only what it wrote.
+    if (createdDirs.length && !existed) {
+      await Deno.remove(createdDirs[0]!, { recursive: true }).catch(() => {});
+    } else {
+      for (const file of written.reverse()) await Deno.remove(file).catch(() => {});
+      for (const d of createdDirs.reverse()) await Deno.remove(d).catch(() => {});
+      if (!stateExisted) {
+        await Deno.remove(join(target, ".framework"), { recursive: true }).catch(() => {});
+      }
+    }
+    throw err;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates a folder and its missing parents, remembering which ones it created. */
+async function mkdirTracked(dir: string, created: string[]): Promise<void> {
+  if (await exists(dir)) return;
+  await mkdirTracked(dirname(dir), created);
+  await Deno.mkdir(dir);
+  created.push(dir);
+}

@@ -1,0 +1,139 @@
+/**
+ * The one read-modify-write of `harness.yaml` that every change goes through: under the spec lock
+ * (in-process and across processes), validate the result before writing, write atomically, append the
+ * construction log and record the new spec version in the hive. An edit that would leave the spec
+ * invalid is refused and the file stays byte-identical.
+ *
+ * @module
+ */
+
+import { FrameworkError } from "../errors.ts";
+import { writeFileAtomic } from "../fs/atomic_write.ts";
+import { withFileLock } from "../fs/file_lock.ts";
+import { upsertHarness } from "../hive/harnesses.ts";
+import { openHive } from "../hive/open.ts";
+import { recordSpecVersion } from "../hive/spec_versions.ts";
+import { specLockPath, specPath } from "../paths.ts";
+import {
+  hasErrors,
+  invalidSpecError,
+  type ParsedSpecText,
+  parseSpecText,
+  readSpecText,
+  resolveHarnessDir,
+} from "../spec/load.ts";
+import { specVersion } from "../spec/version.ts";
+import { appendConstructionLog, type ConstructionEntry } from "./construction_log.ts";
+
+/** What an edit function returns: the new text and what to log. */
+export interface EditOutcome {
+  text: string;
+  path: string;
+  old: unknown;
+  new: unknown;
+}
+
+/** The result of a mutation. */
+export interface MutationResult {
+  /** The harness folder (absolute). */
+  dir: string;
+  path: string;
+  old: unknown;
+  new: unknown;
+  /** The spec version after the change. */
+  spec_version: string;
+  /** False when the edit produced the same text (nothing was written). */
+  changed: boolean;
+}
+
+/** Who makes a change and which operation it is. */
+export interface MutationContext {
+  actor: string;
+  op: ConstructionEntry["op"];
+  /** Describes the action in error messages, e.g. `Cannot set "limits.max_turns"`. */
+  describe: string;
+}
+
+/**
+ * Runs one locked, validated, atomic change of a harness's `harness.yaml`.
+ *
+ * @param harnessDir The harness folder.
+ * @param ctx Actor, operation and description.
+ * @param edit Computes the new text from the current parsed text; may throw `FrameworkError`s.
+ * @returns The mutation result.
+ */
+export async function mutateSpec(
+  harnessDir: string,
+  ctx: MutationContext,
+  edit: (current: ParsedSpecText) => EditOutcome,
+): Promise<MutationResult> {
+  const dir = await resolveHarnessDir(harnessDir);
+  return await withFileLock(specLockPath(dir), async () => {
+    const current = parseSpecText(await readSpecText(dir));
+    if (current.value === undefined) {
+      throw invalidSpecError(current.issues, `${ctx.describe}: harness.yaml does not parse`);
+    }
+    const outcome = edit(current);
+    const next = parseSpecText(outcome.text);
+    if (!next.spec || hasErrors(next.issues)) throw invalidSpecError(next.issues, ctx.describe);
+    const version = specVersion(next.value);
+    const result = {
+      dir,
+      path: outcome.path,
+      old: outcome.old,
+      new: outcome.new,
+      spec_version: version,
+    };
+    if (outcome.text === current.text) return { ...result, changed: false };
+    await writeFileAtomic(specPath(dir), outcome.text);
+    await appendConstructionLog(dir, {
+      actor: ctx.actor,
+      op: ctx.op,
+      path: outcome.path,
+      old: outcome.old,
+      new: outcome.new,
+    });
+    recordVersion(dir, next, version, ctx.actor);
+    return { ...result, changed: true };
+  });
+}
+
+/**
+ * Records a spec version and the harness in the hive. The file is already written: a hive failure is
+ * reported on stderr, not turned into a failed change.
+ */
+export function recordVersion(
+  dir: string,
+  parsed: ParsedSpecText,
+  version: string,
+  source: string,
+): void {
+  try {
+    const db = openHive();
+    const spec = parsed.spec!;
+    upsertHarness(db, { id: spec.id, root_path: dir, name: spec.name ?? spec.id });
+    recordSpecVersion(db, { harness_id: spec.id, version, yaml: parsed.text, source });
+  } catch (err) {
+    console.error(
+      `warning: could not record the spec version in the hive: ${(err as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Throws `forbidden` for a write to a frozen root.
+ *
+ * @param describe The action, e.g. `Cannot set "model.name"`.
+ * @param root The frozen root touched.
+ * @param caller Who is writing (for the message).
+ */
+export function frozenError(describe: string, root: string, caller: string): FrameworkError {
+  const where = caller === "http" || caller === "proposal_http" ? "over HTTP" : "by a proposal";
+  return new FrameworkError(
+    "forbidden",
+    `${describe}: ${
+      JSON.stringify(root)
+    } is a frozen field and cannot be changed ${where}; change it locally with the framework CLI on the harness's machine`,
+    { frozen_root: root },
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * `setField`: set one dotted field of `harness.yaml` to a typed JSON value.
+ *
+ * @module
+ */
+
+import { badInput } from "../errors.ts";
+import { parseDottedPath, resolvePath } from "../spec/dotted_path.ts";
+import { type Caller, frozenRootOf } from "../spec/frozen.ts";
+import { setInText } from "../spec/yaml_edit.ts";
+import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
+
+/** Who is changing the spec. */
+export interface ChangeOptions {
+  /** The construction-log actor: `cli`, `http:<key_id>`, `proposal:<id>`, `workbench`. */
+  actor: string;
+  /** Decides which roots are frozen. */
+  caller: Caller;
+}
+
+/**
+ * Sets a field. The value is typed JSON: `12` stays a number and `"12"` stays a string. Frozen roots
+ * are refused (403) before anything is read; an invalid result is refused (400) and nothing changes.
+ *
+ * @example
+ * ```ts
+ * await setField("./harnesses/hello", "limits.max_turns", 12, { actor: "cli", caller: "cli" });
+ * ```
+ * @param harnessDir The harness folder.
+ * @param path The dotted path.
+ * @param value The new JSON value.
+ * @param options Actor and caller.
+ * @returns `{path, old, new, spec_version, ...}`.
+ */
+export async function setField(
+  harnessDir: string,
+  path: string,
+  value: unknown,
+  options: ChangeOptions,
+): Promise<MutationResult> {
+  const describe = `Cannot set ${JSON.stringify(path)}`;
+  parseDottedPath(path);
+  if (value === undefined) throw badInput(`${describe}: missing value`);
+  const frozen = frozenRootOf(path, options.caller);
+  if (frozen) throw frozenError(describe, frozen, options.caller);
+  return await mutateSpec(harnessDir, { actor: options.actor, op: "set", describe }, (current) => {
+    const resolved = resolvePath(current.value, path);
+    return {
+      text: setInText(current.text, resolved.path, value),
+      path,
+      old: resolved.exists ? resolved.value : null,
+      new: value,
+    };
+  });
+}

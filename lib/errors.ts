@@ -1,0 +1,126 @@
+/**
+ * The one error type of the framework and the single mapping from its kind to an HTTP status and a CLI
+ * exit code. Nothing else in the code base decides a status code or an exit code.
+ *
+ * @module
+ */
+
+/** Every kind of failure the framework reports. */
+export type ErrorKind =
+  | "bad_input"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "over_capacity"
+  | "untrusted"
+  | "internal";
+
+/** HTTP status per error kind. */
+export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
+  bad_input: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  over_capacity: 503,
+  untrusted: 403,
+  internal: 500,
+};
+
+/** CLI exit code per error kind (CONTRACT.md: 1 internal, 2 bad input, 4 untrusted, 5 auth). */
+export const EXIT_CODE: Readonly<Record<ErrorKind, number>> = {
+  bad_input: 2,
+  unauthorized: 5,
+  forbidden: 5,
+  not_found: 2,
+  conflict: 2,
+  over_capacity: 1,
+  untrusted: 4,
+  internal: 1,
+};
+
+/** Exit code of a run that finished with a status other than `success`. */
+export const EXIT_RUN_NOT_SUCCESS = 3;
+
+/**
+ * An expected failure with a kind that decides its HTTP status and exit code.
+ *
+ * @example Refuse a value
+ * ```ts
+ * throw new FrameworkError("bad_input", 'Cannot set "limits.max_turns": expected a number, got "12"');
+ * ```
+ */
+export class FrameworkError extends Error {
+  /** What kind of failure this is. */
+  readonly kind: ErrorKind;
+  /** Structured details for machine readers (paths, issues, allowed values). */
+  readonly details: Record<string, unknown>;
+
+  /**
+   * @param kind The failure kind.
+   * @param message What went wrong and what to do, in sentence case.
+   * @param details Structured details.
+   */
+  constructor(kind: ErrorKind, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "FrameworkError";
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+/**
+ * Turns anything thrown into a FrameworkError. Unknown errors become `internal` with a generic message
+ * (their text may hold paths or stack frames); the original is kept as `cause` for logging.
+ *
+ * @param err The thrown value.
+ * @returns A FrameworkError.
+ */
+export function asFrameworkError(err: unknown): FrameworkError {
+  if (err instanceof FrameworkError) return err;
+  const wrapped = new FrameworkError(
+    "internal",
+    "Internal error: the operation failed unexpectedly; the details were logged on stderr.",
+  );
+  (wrapped as { cause?: unknown }).cause = err;
+  return wrapped;
+}
+
+/**
+ * Shorthand for a `bad_input` error.
+ *
+ * @param message What is wrong and what to do.
+ * @param details Structured details.
+ * @returns The error, ready to throw.
+ */
+export function badInput(message: string, details: Record<string, unknown> = {}): FrameworkError {
+  return new FrameworkError("bad_input", message, details);
+}
+
+/**
+ * Shorthand for a `not_found` error.
+ *
+ * @param message What was not found.
+ * @param details Structured details.
+ * @returns The error, ready to throw.
+ */
+export function notFound(message: string, details: Record<string, unknown> = {}): FrameworkError {
+  return new FrameworkError("not_found", message, details);
+}
+
+/**
+ * Quotes a value for an error message: strings in double quotes, everything else as JSON, cut short.
+ *
+ * @param value The value to show.
+ * @returns A short printable form.
+ */
+export function quote(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

@@ -1,0 +1,108 @@
+/**
+ * The hive: `<home>/hive.db`, one SQLite database shared by every harness and process on the machine.
+ * WAL mode and a busy timeout let several processes read and write at once; migrations are versioned
+ * with `PRAGMA user_version` and applied inside an immediate transaction, so two processes opening a
+ * new hive at once do not race.
+ *
+ * @module
+ */
+
+import { DatabaseSync } from "node:sqlite";
+import { dirname } from "node:path";
+import { hivePath } from "../paths.ts";
+import { MIGRATIONS } from "./migrations.ts";
+
+/** An open hive connection. */
+export type Hive = DatabaseSync;
+
+const open = new Map<string, Hive>();
+const openHooks: ((db: Hive) => void)[] = [];
+
+/**
+ * Registers a function called once for every newly opened hive (after migrations), e.g. to mark runs
+ * of dead processes as interrupted.
+ *
+ * @param hook The function.
+ */
+export function onHiveOpen(hook: (db: Hive) => void): void {
+  openHooks.push(hook);
+}
+
+/**
+ * Applies pending migrations in one immediate transaction.
+ *
+ * @param db The connection.
+ * @returns The schema version after migrating.
+ */
+export function migrate(db: Hive): number {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+    let version = row.user_version;
+    for (const [i, sql] of MIGRATIONS.entries()) {
+      const target = i + 1;
+      if (version >= target) continue;
+      db.exec(sql);
+      db.exec(`PRAGMA user_version = ${target}`);
+      version = target;
+    }
+    db.exec("COMMIT");
+    return version;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
+/**
+ * Opens (or returns the cached connection to) the hive at `path`, creating and migrating it.
+ *
+ * @example
+ * ```ts
+ * const db = openHive();
+ * db.prepare("SELECT count(*) AS n FROM harnesses").get();
+ * ```
+ * @param path The database file (default `<home>/hive.db`).
+ * @returns The connection.
+ */
+export function openHive(path: string = hivePath()): Hive {
+  const cached = open.get(path);
+  if (cached?.isOpen) return cached;
+  Deno.mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path, { timeout: 15_000 });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA busy_timeout = 15000");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  open.set(path, db);
+  for (const hook of openHooks) hook(db);
+  return db;
+}
+
+/**
+ * Closes every cached hive connection (tests and clean shutdown).
+ */
+export function closeHives(): void {
+  for (const db of open.values()) if (db.isOpen) db.close();
+  open.clear();
+}
+
+/**
+ * Runs `fn` inside an immediate transaction (rolled back if it throws).
+ *
+ * @param db The connection.
+ * @param fn The work.
+ * @returns What `fn` returns.
+ */
+export function inTransaction<T>(db: Hive, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}

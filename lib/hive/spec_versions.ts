@@ -1,0 +1,51 @@
+/**
+ * Spec versions: every successful change of a `harness.yaml` (hash, full text, time, source), so two
+ * versions can be shown side by side.
+ *
+ * @module
+ */
+
+import type { Hive } from "./open.ts";
+
+/** One recorded version. */
+export interface SpecVersionRow {
+  seq: number;
+  harness_id: string;
+  version: string;
+  yaml: string;
+  /** Who made it: `cli`, `http:<key_id>`, `proposal:<id>`, `init`. */
+  source: string;
+  created_at: string;
+}
+
+/**
+ * Records a version.
+ *
+ * @param db The hive.
+ * @param v The version.
+ * @returns The stored row.
+ */
+export function recordSpecVersion(
+  db: Hive,
+  v: { harness_id: string; version: string; yaml: string; source: string },
+): SpecVersionRow {
+  const created_at = new Date().toISOString();
+  const res = db.prepare(
+    "INSERT INTO spec_versions (harness_id, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?)",
+  ).run(v.harness_id, v.version, v.yaml, v.source, created_at);
+  return { seq: Number(res.lastInsertRowid), ...v, created_at };
+}
+
+/**
+ * The versions of one harness, newest first.
+ *
+ * @param db The hive.
+ * @param harnessId The harness.
+ * @param limit At most this many.
+ * @returns The rows.
+ */
+export function listSpecVersions(db: Hive, harnessId: string, limit = 100): SpecVersionRow[] {
+  return db.prepare(
+    "SELECT * FROM spec_versions WHERE harness_id = ? ORDER BY seq DESC LIMIT ?",
+  ).all(harnessId, limit) as unknown as SpecVersionRow[];
+}

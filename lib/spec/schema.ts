@@ -1,0 +1,320 @@
+/**
+ * The zod schema of `harness.yaml`. One schema gives validation messages with paths, the TypeScript
+ * types of the parsed spec, and the JSON Schema that `framework schema` prints for editors.
+ *
+ * @module
+ */
+
+import * as z from "zod";
+import { BUILTINS, type EntryKind } from "./builtins.ts";
+import { entryName } from "./entries.ts";
+
+/** A slug: lowercase letters, digits and single dashes. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+const slug = z.string().regex(SLUG_PATTERN, "expected a slug of lowercase letters, digits and '-'");
+const itemName = z.string().regex(
+  /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+  "expected a name of letters, digits, '_', '-' and '.'",
+);
+
+/** `path/to/module.ts#exportName`, relative to the harness folder. */
+export const CODE_REF_PATTERN = /^[^#\s]+\.(?:ts|js|mts|mjs|tsx|jsx)#[A-Za-z_$][\w$]*$/;
+const codeRef = z.string().regex(
+  CODE_REF_PATTERN,
+  'expected a code ref "path/module.ts#exportName" relative to the harness folder',
+);
+
+/** Checks that `pattern` compiles as a JavaScript regular expression with `flags`. */
+function checkRegex(
+  ctx: z.core.$RefinementCtx<unknown>,
+  pattern: string | undefined,
+  flags: string | undefined,
+  path: (string | number)[],
+): void {
+  if (pattern === undefined) return;
+  try {
+    new RegExp(pattern, flags);
+  } catch (err) {
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`,
+    });
+  }
+}
+
+const permissions = z.strictObject({
+  read: z.array(z.string()).optional().describe("Extra paths the code may read"),
+  write: z.array(z.string()).optional().describe("Extra paths the code may write"),
+  net: z.array(z.string()).optional().describe("Hosts the code may reach (host or host:port)"),
+  env: z.array(z.string()).optional().describe("Environment variables the code may read"),
+}).describe("Grants beyond the default sandbox (read the harness folder, write workspace/)");
+
+const codeCommon = {
+  code: codeRef,
+  name: itemName.optional(),
+  description: z.string().optional(),
+  timeout_s: z.number().positive().optional(),
+  permissions: permissions.optional(),
+};
+
+const HOOK_EVENTS = ["run_start", "before_model_call", "after_tool_call", "run_end"] as const;
+
+/** Builds the schema of one list entry: a builtin of `kind` or a code ref. */
+function entrySchema(kind: EntryKind) {
+  const variants = Object.entries(BUILTINS[kind]).map(([name, info]) =>
+    z.strictObject({
+      builtin: z.literal(name),
+      name: itemName.optional(),
+      description: z.string().optional(),
+      ...info.options,
+    }).superRefine((value, ctx) => {
+      const v = value as Record<string, unknown>;
+      checkRegex(ctx, v.pattern as string | undefined, v.flags as string | undefined, ["pattern"]);
+    }).describe(info.description)
+  );
+  const extra: z.ZodRawShape = kind === "tool"
+    ? {
+      schema: z.record(z.string(), z.unknown()).optional().describe("JSON Schema of the arguments"),
+    }
+    : kind === "hook"
+    ? { on: z.enum(HOOK_EVENTS).describe("When the hook is called") }
+    : {};
+  const code = z.strictObject({
+    builtin: z.undefined().optional(),
+    ...codeCommon,
+    ...extra,
+  });
+  return z.discriminatedUnion("builtin", [...variants, code] as unknown as [
+    z.ZodObject,
+    ...z.ZodObject[],
+  ]);
+}
+
+const scriptedToolCall = z.strictObject({
+  id: z.string().optional(),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+const scriptedReply = z.strictObject({
+  text: z.string().optional(),
+  tool_calls: z.array(scriptedToolCall).optional(),
+  usage: z.strictObject({
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+  }).optional(),
+  delay_ms: z.number().int().nonnegative().optional(),
+  error: z.strictObject({
+    status: z.number().int().optional(),
+    message: z.string(),
+  }).optional().describe("Fail this model call as a provider would"),
+}).describe("One scripted model reply");
+
+/** The `model` block (also used by `evolution.model`). */
+export const modelSchema = z.strictObject({
+  provider: z.enum(["scripted", "openai", "anthropic", "openai-compatible"]),
+  name: z.string().min(1).optional().describe("The provider's model name"),
+  base_url: z.url().optional(),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
+    .optional(),
+  pricing: z.strictObject({
+    input_per_mtok: z.number().nonnegative(),
+    output_per_mtok: z.number().nonnegative(),
+  }).optional().describe("USD per million tokens"),
+  options: z.record(z.string(), z.unknown()).optional()
+    .describe("Provider options such as temperature or max_tokens"),
+  max_retries: z.number().int().min(0).max(10).optional(),
+  timeout_s: z.number().positive().optional(),
+  replies: z.array(scriptedReply).optional().describe("scripted: replies used in order"),
+  scenarios: z.array(z.strictObject({
+    match: z.string().min(1),
+    flags: z.string().regex(/^[dgimsuvy]*$/).optional(),
+    replies: z.array(scriptedReply),
+  })).optional().describe("scripted: reply lists chosen by a regular expression on the input"),
+}).superRefine((m, ctx) => {
+  if (m.provider === "scripted") {
+    if (!m.replies && !m.scenarios) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["replies"],
+        message: "The scripted provider needs `replies` or `scenarios`",
+      });
+    }
+    m.scenarios?.forEach((s, i) => checkRegex(ctx, s.match, s.flags, ["scenarios", i, "match"]));
+    return;
+  }
+  if (!m.name) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["name"],
+      message: `The ${m.provider} provider needs a model name`,
+    });
+  }
+  if (m.provider === "openai-compatible" && !m.base_url) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["base_url"],
+      message: "The openai-compatible provider needs a base_url, e.g. http://127.0.0.1:11434/v1",
+    });
+  }
+  for (const key of ["replies", "scenarios"] as const) {
+    if (m[key]) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `\`${key}\` is only used by the scripted provider`,
+      });
+    }
+  }
+});
+
+const skillSchema = z.strictObject({
+  name: itemName,
+  description: z.string().min(1),
+  instructions: z.string().min(1),
+});
+
+const playbookSchema = z.strictObject({
+  name: itemName,
+  description: z.string().optional(),
+  instructions: z.string().optional(),
+  tools: z.array(z.string()).optional().describe("Tools the model may use in this mode"),
+  on_enter: codeRef.optional().describe("Gate called before the mode is entered"),
+  on_exit: codeRef.optional().describe("Gate called before the mode is left"),
+  default: z.boolean().optional(),
+});
+
+const mcpServerSchema = z.strictObject({
+  name: itemName,
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.url().optional(),
+}).superRefine((s, ctx) => {
+  if (!!s.command === !!s.url) {
+    ctx.addIssue({
+      code: "custom",
+      path: [],
+      message: "An MCP server needs exactly one of `command` or `url`",
+    });
+  }
+});
+
+const peerSchema = z.strictObject({
+  name: itemName,
+  harness: z.string().min(1).describe("Path of the peer harness, relative to this one"),
+  description: z.string().optional(),
+  max_cost_usd: z.number().nonnegative().optional(),
+});
+
+/** The whole `harness.yaml` schema. */
+export const harnessSchema = z.strictObject({
+  id: slug.describe("The harness id: lowercase letters, digits and '-'"),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  model: modelSchema,
+  instructions: z.string().optional(),
+  limits: z.strictObject({
+    max_turns: z.number().int().positive().optional(),
+    max_cost_usd: z.number().nonnegative().optional(),
+    timeout_s: z.number().positive().optional(),
+    tool_timeout_s: z.number().positive().optional(),
+  }).optional(),
+  tools: z.array(entrySchema("tool")).optional(),
+  guardrails: z.array(entrySchema("guardrail")).optional(),
+  verify: z.strictObject({ validators: z.array(entrySchema("validator")).optional() }).optional(),
+  skills: z.array(skillSchema).optional(),
+  hooks: z.array(entrySchema("hook")).optional(),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+  mcp_servers: z.array(mcpServerSchema).optional(),
+  logging: z.strictObject({
+    redact: z.strictObject({
+      patterns: z.array(z.string()).optional().describe(
+        "Regular expressions replaced by [REDACTED]",
+      ),
+      fields: z.array(z.string()).optional().describe(
+        "Payload field names whose values are redacted",
+      ),
+    }).optional(),
+    trace_dir: z.string().min(1).optional(),
+  }).optional(),
+  evolution: z.strictObject({
+    auto_propose: z.boolean().optional(),
+    auto_propose_after: z.number().int().positive().optional()
+      .describe("Failures with one signature before an automatic proposal (default 3)"),
+    trace_excerpts: z.boolean().optional(),
+    objectives: z.array(z.string()).optional(),
+    model: modelSchema.optional(),
+  }).optional(),
+  playbooks: z.array(playbookSchema).optional(),
+  delegation: z.strictObject({
+    peers: z.array(peerSchema).optional(),
+    max_depth: z.number().int().nonnegative().optional(),
+    max_cost_usd: z.number().nonnegative().optional(),
+  }).optional(),
+}).superRefine((spec, ctx) => crossCheck(spec, ctx), { when: () => true });
+
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/**
+ * Checks that span fields: unique names per list, compilable redaction patterns, one default playbook.
+ * It also runs when other fields are invalid (so `validate` lists every problem), hence the defensive
+ * reads of a value whose shape is not yet known.
+ */
+function crossCheck(raw: unknown, ctx: z.core.$RefinementCtx<unknown>): void {
+  if (!raw || typeof raw !== "object") return;
+  const spec = raw as Record<string, Record<string, unknown> | undefined>;
+  const lists: [string[], unknown, string][] = [
+    [["tools"], spec.tools, "tool"],
+    [["guardrails"], spec.guardrails, "guardrail"],
+    [["verify", "validators"], spec.verify?.validators, "validator"],
+    [["hooks"], spec.hooks, "hook"],
+    [["skills"], spec.skills, "skill"],
+    [["playbooks"], spec.playbooks, "playbook"],
+    [["mcp_servers"], spec.mcp_servers, "MCP server"],
+    [["delegation", "peers"], spec.delegation?.peers, "peer"],
+  ];
+  for (const [path, list, label] of lists) {
+    const seen = new Set<string>();
+    asList(list).forEach((entry, i) => {
+      const name = entryName(entry);
+      if (name === undefined) return;
+      if (seen.has(name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, i],
+          message: `Duplicate ${label} name ${
+            JSON.stringify(name)
+          }: give each ${label} a unique \`name\``,
+        });
+      }
+      seen.add(name);
+    });
+  }
+  const redact = (spec.logging?.redact ?? {}) as Record<string, unknown>;
+  asList(redact.patterns).forEach((p, i) => {
+    if (typeof p === "string") checkRegex(ctx, p, "g", ["logging", "redact", "patterns", i]);
+  });
+  const defaults = asList(spec.playbooks).filter((p) =>
+    (p as Record<string, unknown> | null)?.default === true
+  );
+  if (defaults.length > 1) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["playbooks"],
+      message: "At most one playbook may be `default: true`",
+    });
+  }
+}
+
+/** A parsed, valid `harness.yaml`. */
+export type HarnessSpec = z.infer<typeof harnessSchema>;
+/** The `model` block. */
+export type ModelSpec = z.infer<typeof modelSchema>;
+/** One scripted reply. */
+export type ScriptedReply = z.infer<typeof scriptedReply>;

@@ -1,0 +1,55 @@
+/**
+ * Warnings about a valid spec: things that parse but are probably mistakes.
+ *
+ * @module
+ */
+
+import { entryName } from "./entries.ts";
+import type { HarnessSpec } from "./schema.ts";
+
+/** A warning before it is located in the YAML text. */
+export interface SpecWarning {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Finds likely mistakes in a valid spec: tool names referenced by `allow_tools` or a playbook that no
+ * tool entry provides.
+ *
+ * @param spec A valid spec.
+ * @returns The warnings.
+ */
+export function specWarnings(spec: HarnessSpec): SpecWarning[] {
+  const warnings: SpecWarning[] = [];
+  const tools = new Set((spec.tools ?? []).map(entryName).filter((n): n is string => !!n));
+  if (spec.skills?.length) tools.add("load_skill");
+  const known = [...tools];
+  spec.guardrails?.forEach((g, i) => {
+    const e = g as Record<string, unknown>;
+    if (e.builtin !== "allow_tools") return;
+    (e.tools as string[]).forEach((name, j) => {
+      if (!tools.has(name)) {
+        warnings.push({
+          path: ["guardrails", i, "tools", j],
+          message: `allow_tools names ${
+            JSON.stringify(name)
+          }, which no tool entry provides (tools: ${known.join(", ") || "none"})`,
+        });
+      }
+    });
+  });
+  spec.playbooks?.forEach((p, i) => {
+    p.tools?.forEach((name, j) => {
+      if (!tools.has(name)) {
+        warnings.push({
+          path: ["playbooks", i, "tools", j],
+          message: `Playbook ${JSON.stringify(p.name)} names tool ${
+            JSON.stringify(name)
+          }, which no tool entry provides`,
+        });
+      }
+    });
+  });
+  return warnings;
+}

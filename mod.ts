@@ -1,0 +1,66 @@
+/**
+ * The framework library: build, run, deploy and improve LLM agent harnesses. The `framework` CLI,
+ * the control plane and the workbench are thin shells over these functions.
+ *
+ * @example Create a harness and change a field
+ * ```ts
+ * import { initHarness, setField, validateHarness } from "./mod.ts";
+ *
+ * await initHarness("./harnesses/hello");
+ * await setField("./harnesses/hello", "limits.max_turns", 12, { actor: "cli", caller: "cli" });
+ * const { valid, issues } = await validateHarness("./harnesses/hello");
+ * ```
+ *
+ * @module
+ */
+
+export { asFrameworkError, EXIT_CODE, FrameworkError, HTTP_STATUS } from "./lib/errors.ts";
+export type { ErrorKind } from "./lib/errors.ts";
+export { errorEnvelope, okEnvelope } from "./lib/envelope.ts";
+export type { ErrorEnvelope, OkEnvelope } from "./lib/envelope.ts";
+export {
+  frameworkHome,
+  hivePath,
+  setFrameworkHome,
+  traceDir,
+  trustStorePath,
+} from "./lib/paths.ts";
+export { builtinCatalog, builtinNames, BUILTINS } from "./lib/spec/builtins.ts";
+export type { BuiltinInfo, EntryKind } from "./lib/spec/builtins.ts";
+export { entryName, ITEM_KINDS, LIST_PATH } from "./lib/spec/entries.ts";
+export type { ItemKind } from "./lib/spec/entries.ts";
+export { harnessSchema, modelSchema } from "./lib/spec/schema.ts";
+export type { HarnessSpec, ModelSpec } from "./lib/spec/schema.ts";
+export { loadSpec, parseSpecText } from "./lib/spec/load.ts";
+export type { LoadedSpec, ParsedSpecText } from "./lib/spec/load.ts";
+export { formatIssue } from "./lib/spec/issues.ts";
+export type { SpecIssue } from "./lib/spec/issues.ts";
+export { validateHarness } from "./lib/spec/validate.ts";
+export type { ValidationResult } from "./lib/spec/validate.ts";
+export { getField } from "./lib/spec/get_field.ts";
+export type { GetResult } from "./lib/spec/get_field.ts";
+export { parseDottedPath, resolvePath } from "./lib/spec/dotted_path.ts";
+export { frozenRootOf, frozenRoots, HTTP_ONLY_ROOTS, SAFETY_ROOTS } from "./lib/spec/frozen.ts";
+export type { Caller } from "./lib/spec/frozen.ts";
+export { specVersion } from "./lib/spec/version.ts";
+export { harnessJsonSchema } from "./lib/spec/json_schema.ts";
+export { appendInText, deleteInText, setInText } from "./lib/spec/yaml_edit.ts";
+export { setField } from "./lib/construct/set_field.ts";
+export type { ChangeOptions } from "./lib/construct/set_field.ts";
+export { addItem } from "./lib/construct/add_item.ts";
+export type { AddResult } from "./lib/construct/add_item.ts";
+export { removeItem } from "./lib/construct/remove_item.ts";
+export type { RemoveResult, RemoveTarget } from "./lib/construct/remove_item.ts";
+export type { MutationResult } from "./lib/construct/mutate.ts";
+export { initHarness } from "./lib/construct/init_harness.ts";
+export type { InitOptions, InitResult } from "./lib/construct/init_harness.ts";
+export { readConstructionLog } from "./lib/construct/construction_log.ts";
+export type { ConstructionEntry } from "./lib/construct/construction_log.ts";
+export { listTrusted, revokeTrust, trustFolder } from "./lib/trust/store.ts";
+export { ensureTrusted } from "./lib/trust/gate.ts";
+export type { TrustDecision, TrustGateOptions } from "./lib/trust/gate.ts";
+export { closeHives, openHive } from "./lib/hive/open.ts";
+export type { Hive } from "./lib/hive/open.ts";
+export { listSpecVersions } from "./lib/hive/spec_versions.ts";
+export type { SpecVersionRow } from "./lib/hive/spec_versions.ts";
+export { FRAMEWORK_VERSION } from "./lib/version.ts";
