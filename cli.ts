@@ -16,7 +16,8 @@
 import { Command, CommanderError } from "commander";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
-import { reportError } from "./cli/output.ts";
+import { reportError, writeOut } from "./cli/output.ts";
+import { okEnvelope } from "./lib/envelope.ts";
 import { badInput } from "./lib/errors.ts";
 import { FRAMEWORK_VERSION } from "./lib/version.ts";
 
@@ -45,6 +46,13 @@ export function buildProgram(): Command {
 export async function main(args: string[]): Promise<void> {
   const json = args.includes("--json");
   const program = buildProgram();
+  // With --json, help and version text become the payload of one ok-wrapped document.
+  let captured = "";
+  if (json) {
+    const capture = { writeOut: (s: string) => void (captured += s), outputError: () => {} };
+    program.configureOutput(capture);
+    for (const cmd of program.commands) cmd.configureOutput(capture);
+  }
   try {
     if (args.length === 0) {
       program.outputHelp();
@@ -57,6 +65,12 @@ export async function main(args: string[]): Promise<void> {
         err.code === "commander.helpDisplayed" || err.code === "commander.version" ||
         err.code === "commander.help"
       ) {
+        if (json) {
+          const data = err.code === "commander.version"
+            ? { version: FRAMEWORK_VERSION }
+            : { help: captured };
+          writeOut(JSON.stringify(okEnvelope(data)));
+        }
         Deno.exit(0);
       }
       const verb = args.find((a) => !a.startsWith("-"));

@@ -69,6 +69,7 @@ export async function mutateSpec(
 ): Promise<MutationResult> {
   const dir = await resolveHarnessDir(harnessDir);
   return await withFileLock(specLockPath(dir), async () => {
+    await removeStaleTemps(dir);
     const current = parseSpecText(await readSpecText(dir));
     if (current.value === undefined) {
       throw invalidSpecError(current.issues, `${ctx.describe}: harness.yaml does not parse`);
@@ -96,6 +97,18 @@ export async function mutateSpec(
     recordVersion(dir, next, version, ctx.actor);
     return { ...result, changed: true };
   });
+}
+
+/**
+ * Removes temporary files left by a writer that was killed between writing and renaming. Called under
+ * the spec lock, so no live writer owns them.
+ */
+async function removeStaleTemps(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile && entry.name.startsWith(".harness.yaml.tmp-")) {
+      await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
+    }
+  }
 }
 
 /**

@@ -105,10 +105,14 @@ function isBlockScalarText(rendered: string): boolean {
 
 /** A value in YAML flow style on one line (`{ a: 1, b: [ x ] }`), for flow contexts. */
 function flowText(value: unknown): string {
+  // Rendered as the item of a flow list, so scalars are quoted as a flow context requires.
   const doc = new Document();
-  doc.contents = doc.createNode(value, { flow: true }) as Node;
+  doc.contents = doc.createNode([value], { flow: true }) as Node;
   const out = doc.toString({ lineWidth: 0 }).replace(/\n$/, "");
-  return out.includes("\n") ? JSON.stringify(value) : out;
+  if (out.includes("\n") || !out.startsWith("[ ") || !out.endsWith(" ]")) {
+    return JSON.stringify(value);
+  }
+  return out.slice(2, -2);
 }
 
 function keyText(key: string | number): string {
@@ -183,8 +187,9 @@ function replaceSlot(text: string, slot: Slot, value: unknown): Edit {
     if (!range || isEmptyScalar(node)) throw new Error("empty value in a flow collection");
     return { start: range[0], end: range[1], text: flowText(value) };
   }
-  const keepFlow = (isMap(node) || isSeq(node)) && !!node.flow && value !== null &&
-    typeof value === "object";
+  // A non-empty flow collection keeps flow style; an empty one (`[]`, `{}`) grows into a block.
+  const keepFlow = (isMap(node) || isSeq(node)) && !!node.flow && node.items.length > 0 &&
+    value !== null && typeof value === "object";
   const old = isScalar(node) ? node : undefined;
   if (slot.kind === "item") {
     if (!range || isEmptyScalar(node)) throw new Error("empty sequence item");
