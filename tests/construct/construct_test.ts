@@ -274,3 +274,21 @@ Deno.test("initHarness() removes what it wrote when creation fails", async (t) =
     await assert.rejects(Deno.stat(`${tmp.path}/parent/new/workspace`), Deno.errors.NotFound);
   });
 });
+
+Deno.test("setField() on a richly commented harness.yaml changes one line and keeps every other byte", async () => {
+  await using _home = await tempHome();
+  await using tmp = await tempDir();
+  const rich = await Deno.readTextFile(new URL("../fixtures/rich_harness.yaml", import.meta.url));
+  await writeFiles(tmp.path, { "bot/harness.yaml": rich });
+  const dir = `${tmp.path}/bot`;
+  await setField(dir, "limits.max_cost_usd", 0.75, CLI);
+  await setField(dir, "skills.shipping.description", "Where is my parcel", CLI);
+  const after = (await bytes(dir)).split("\n");
+  const before = rich.split("\n");
+  assert.equal(after.length, before.length);
+  const changed = before.flatMap((line, i) => (line === after[i] ? [] : [[line, after[i]]]));
+  assert.deepEqual(changed, [
+    ["  max_cost_usd: 0.50  # dollars", "  max_cost_usd: 0.75  # dollars"],
+    ["    description: Shipping questions", "    description: Where is my parcel"],
+  ]);
+});
