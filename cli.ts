@@ -14,6 +14,7 @@
  */
 
 import { Command, CommanderError } from "commander";
+import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
 import { reportError, writeOut } from "./cli/output.ts";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSpecCommands(program);
   registerTrustCommand(program);
+  registerRunCommands(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

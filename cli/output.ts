@@ -66,9 +66,9 @@ export function reportError(err: unknown, json: boolean): number {
  * @param options The verb's options (for `--json`).
  * @param fn The verb.
  */
-export async function runVerb<T>(
+export async function runVerb(
   options: GlobalOptions,
-  fn: () => Promise<Outcome<T>>,
+  fn: () => Promise<Outcome<unknown>>,
 ): Promise<never> {
   const json = !!options.json;
   let code: number;

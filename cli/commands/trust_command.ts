@@ -24,7 +24,7 @@ export function registerTrustCommand(program: Command): void {
     .option("--revoke <dir>", "stop trusting a folder")
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string | undefined, o: GlobalOptions & { list?: boolean; revoke?: string }) =>
-      runVerb<Record<string, unknown>>(o, async () => {
+      runVerb(o, async () => {
         const chosen = [dir !== undefined, !!o.list, o.revoke !== undefined].filter(Boolean).length;
         if (chosen !== 1) {
           throw badInput("Give exactly one of: a folder to trust, --list, or --revoke <dir>");

@@ -32,4 +32,46 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX spec_versions_harness ON spec_versions(harness_id, seq);
   CREATE INDEX spec_versions_version ON spec_versions(harness_id, version);
   `,
+  // 2: runs and proposals.
+  `
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    harness_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    input_excerpt TEXT NOT NULL DEFAULT '',
+    output_excerpt TEXT NOT NULL DEFAULT '',
+    cost_usd REAL NOT NULL DEFAULT 0,
+    turns INTEGER NOT NULL DEFAULT 0,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    duration_ms INTEGER,
+    spec_version TEXT NOT NULL,
+    trace_path TEXT NOT NULL,
+    head_hash TEXT,
+    events INTEGER NOT NULL DEFAULT 0,
+    parent_run_id TEXT,
+    failure_signature TEXT,
+    error TEXT,
+    owner_pid INTEGER,
+    owner_start TEXT
+  );
+  CREATE INDEX runs_harness_started ON runs(harness_id, started_at DESC);
+  CREATE INDEX runs_harness_status ON runs(harness_id, status, started_at DESC);
+  CREATE INDEX runs_harness_duration ON runs(harness_id, duration_ms);
+  CREATE INDEX runs_harness_signature ON runs(harness_id, failure_signature);
+  CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
+  CREATE INDEX runs_parent ON runs(parent_run_id) WHERE parent_run_id IS NOT NULL;
+  CREATE TABLE proposals (
+    id TEXT PRIMARY KEY,
+    harness_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    decided_at TEXT,
+    reason TEXT,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX proposals_harness ON proposals(harness_id, status, created_at DESC);
+  `,
 ];

@@ -10,24 +10,13 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { hivePath } from "../paths.ts";
+import { markInterruptedRuns } from "./interrupted.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 /** An open hive connection. */
 export type Hive = DatabaseSync;
 
 const open = new Map<string, Hive>();
-const openHooks: ((db: Hive) => void)[] = [];
-
-/**
- * Registers a function called once for every newly opened hive (after migrations), e.g. to mark runs
- * of dead processes as interrupted.
- *
- * @param hook The function.
- */
-export function onHiveOpen(hook: (db: Hive) => void): void {
-  openHooks.push(hook);
-}
-
 /**
  * Applies pending migrations in one immediate transaction.
  *
@@ -75,8 +64,8 @@ export function openHive(path: string = hivePath()): Hive {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);
+  markInterruptedRuns(db);
   open.set(path, db);
-  for (const hook of openHooks) hook(db);
   return db;
 }
 

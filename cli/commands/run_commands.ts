@@ -1,0 +1,255 @@
+/**
+ * Verbs over runs: run, serve, runs, stats, trace.
+ *
+ * @module
+ */
+
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import { asFrameworkError, badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
+import { errorEnvelope } from "../../lib/envelope.ts";
+import { openHive } from "../../lib/hive/open.ts";
+import { listRuns } from "../../lib/hive/runs.ts";
+import { harnessStats } from "../../lib/hive/stats.ts";
+import { findRun, getTrace, readJournalBytes } from "../../lib/journal/trace.ts";
+import { runFrames } from "../../lib/runner/frames.ts";
+import { startRun } from "../../lib/runner/start_run.ts";
+import { isRunStatus, RUN_STATUSES, type RunResult } from "../../lib/runner/types.ts";
+import { harnessIdOf } from "../../lib/spec/harness_id.ts";
+import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { ensureTrusted } from "../../lib/trust/gate.ts";
+import { type GlobalOptions, reportError, runVerb, writeErr, writeOut } from "../output.ts";
+
+function summary(r: RunResult): string {
+  const parts = [
+    r.status,
+    `${r.turns} turn${r.turns === 1 ? "" : "s"}`,
+    `$${r.cost_usd.toFixed(6)}`,
+    `${r.duration_ms} ms`,
+    r.run_id,
+  ];
+  const why = r.error ? `\n${r.error.reason}: ${r.error.message}` : "";
+  return parts.join(" · ") + why;
+}
+
+function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw badInput(`--limit must be a whole number from 1 to 1000, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+/**
+ * Registers the run verbs.
+ *
+ * @param program The root command.
+ */
+export function registerRunCommands(program: Command): void {
+  program.command("run")
+    .description("Run a harness once (exit 0 on success, 3 for any other status)")
+    .argument("<dir>", "the harness folder")
+    .option("--input <text>", "the input, always taken as literal text")
+    .option("--input-file <path>", "a file inside the harness folder whose content is the input")
+    .option("--stream", "write NDJSON frames: run_accepted, one trace frame per event, run_result")
+    .option("--approve", "trust the folder if it is not trusted yet")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((
+      dir: string,
+      o: GlobalOptions & {
+        input?: string;
+        inputFile?: string;
+        stream?: boolean;
+        approve?: boolean;
+      },
+    ) =>
+      runVerb(o, async () => {
+        if (o.input === undefined && o.inputFile === undefined) {
+          throw badInput("Give --input TEXT or --input-file PATH");
+        }
+        const real = await resolveHarnessDir(dir);
+        await ensureTrusted(real, { approve: !!o.approve });
+        const run = await startRun(real, {
+          ...(o.input !== undefined ? { input: o.input } : {}),
+          ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
+        });
+        if (o.stream) {
+          for await (const frame of runFrames(run)) writeOut(JSON.stringify(frame));
+          const result = await run.result;
+          Deno.exit(result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS);
+        }
+        const result = await run.result;
+        if (!o.json) writeErr(summary(result));
+        return {
+          data: result,
+          text: result.output,
+          exitCode: result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS,
+        };
+      })
+    );
+
+  program.command("serve")
+    .description(
+      'Read one JSON request per line on stdin ({"input": …} or {"input_file": …}) and write NDJSON frames',
+    )
+    .argument("<dir>", "the harness folder")
+    .option("--approve", "trust the folder if it is not trusted yet")
+    .action(async (dir: string, o: { approve?: boolean }) => {
+      try {
+        const real = await resolveHarnessDir(dir);
+        await ensureTrusted(real, { approve: !!o.approve });
+        await serveLines(real);
+        Deno.exit(0);
+      } catch (err) {
+        Deno.exit(reportError(err, true));
+      }
+    });
+
+  program.command("runs")
+    .description("List a harness's runs, newest first")
+    .argument("<dir>", "the harness folder")
+    .option("--status <status>", `only runs with this status: ${RUN_STATUSES.join(", ")}, running`)
+    .option("--limit <n>", "at most this many (default 50)")
+    .option("--before <run_id>", "only runs older than this one (paging)")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((
+      dir: string,
+      o: GlobalOptions & { status?: string; limit?: string; before?: string },
+    ) =>
+      runVerb(o, async () => {
+        if (o.status !== undefined && !isRunStatus(o.status) && o.status !== "running") {
+          throw badInput(
+            `Unknown status ${JSON.stringify(o.status)}: expected one of ${
+              RUN_STATUSES.join(", ")
+            }, running`,
+          );
+        }
+        const { id } = await harnessIdOf(dir);
+        const limit = parseLimit(o.limit);
+        const runs = listRuns(openHive(), id, {
+          ...(o.status ? { status: o.status } : {}),
+          ...(limit ? { limit } : {}),
+          ...(o.before ? { before: o.before } : {}),
+        });
+        const text = runs.length
+          ? runs.map((r) =>
+            `${r.run_id}  ${r.status.padEnd(14)} ${String(r.turns).padStart(3)} turns  $${
+              r.cost_usd.toFixed(6)
+            }  ${r.duration_ms ?? "-"} ms  ${r.started_at}`
+          ).join("\n")
+          : "No runs yet.";
+        return { data: { harness_id: id, runs }, text };
+      })
+    );
+
+  program.command("stats")
+    .description("Success rate, cost, turns, durations and recent failures of a harness")
+    .argument("<dir>", "the harness folder")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((dir: string, o: GlobalOptions) =>
+      runVerb(o, async () => {
+        const { id } = await harnessIdOf(dir);
+        const s = harnessStats(openHive(), id);
+        const rate = s.runs.success_rate === null
+          ? "-"
+          : `${(s.runs.success_rate * 100).toFixed(1)}%`;
+        const lines = [
+          `${id}: ${s.runs.total} runs, success ${rate}, $${s.runs.cost_usd.toFixed(6)}, avg ${
+            s.runs.avg_turns?.toFixed(2) ?? "-"
+          } turns, p50 ${s.runs.p50_duration_ms ?? "-"} ms`,
+          `by status: ${Object.entries(s.runs.by_status).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+          ...s.failure_groups.map((g) => `  ${String(g.count).padStart(5)}  ${g.signature}`),
+        ];
+        return { data: s, text: lines.join("\n") };
+      })
+    );
+
+  program.command("trace")
+    .description("Show a run's journal, verify its hash chain, or export its bytes verbatim")
+    .argument("<run_id>", "the run id")
+    .option("--harness <dir>", "only find the run in this harness")
+    .option("--verify", "check the hash chain (exit 2 when broken)")
+    .option("--export <file>", "write the journal bytes verbatim to a file (- for stdout)")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((
+      runId: string,
+      o: GlobalOptions & { harness?: string; verify?: boolean; export?: string },
+    ) =>
+      runVerb(o, async () => {
+        const harnessId = o.harness ? (await harnessIdOf(o.harness)).id : null;
+        const db = openHive();
+        if (o.export !== undefined) {
+          const bytes = await readJournalBytes(findRun(db, harnessId, runId));
+          if (o.export === "-") {
+            await Deno.stdout.write(bytes);
+            Deno.exit(0);
+          }
+          await Deno.writeFile(resolve(o.export), bytes);
+          return {
+            data: { run_id: runId, exported: resolve(o.export), bytes: bytes.length },
+            text: `Wrote ${bytes.length} bytes to ${o.export}`,
+          };
+        }
+        const trace = await getTrace(db, harnessId, runId);
+        const integrity = trace.integrity.ok
+          ? `hash chain ok (${trace.integrity.checked} events)`
+          : `hash chain BROKEN at seq ${trace.integrity.broken_at} (${trace.integrity.checked} events verified before it)`;
+        const t0 = trace.events[0] ? Date.parse(trace.events[0].ts) : 0;
+        const lines = o.verify ? [integrity] : [
+          `${trace.run_id} · ${trace.harness_id} · ${trace.status}`,
+          integrity,
+          ...trace.events.map((e) =>
+            `${String(e.seq).padStart(4)} +${
+              String(Date.parse(e.ts) - t0).padStart(6)
+            } ms  ${e.type}`
+          ),
+        ];
+        const { run: _run, ...data } = trace;
+        const payload = o.verify
+          ? { run_id: trace.run_id, harness_id: trace.harness_id, integrity: trace.integrity }
+          : data;
+        return {
+          data: payload,
+          text: lines.join("\n"),
+          exitCode: o.verify && !trace.integrity.ok ? 2 : 0,
+        };
+      })
+    );
+}
+
+/** Serves NDJSON requests from stdin, one run at a time, until stdin ends. */
+async function serveLines(dir: string): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const handle = async (line: string) => {
+    if (!line.trim()) return;
+    try {
+      let request: unknown;
+      try {
+        request = JSON.parse(line);
+      } catch {
+        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
+      }
+      if (!request || typeof request !== "object" || Array.isArray(request)) {
+        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
+      }
+      const run = await startRun(dir, request as { input?: string; input_file?: string });
+      for await (const frame of runFrames(run)) writeOut(JSON.stringify(frame));
+    } catch (err) {
+      const e = asFrameworkError(err);
+      if (e.kind === "internal") console.error(err);
+      writeOut(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
+    }
+  };
+  for await (const chunk of Deno.stdin.readable) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      await handle(line);
+    }
+  }
+  await handle(buffer);
+}

@@ -1,0 +1,114 @@
+/**
+ * The one sensitive-path check, used by `input_file`, the builtin file tools, uploads and the
+ * evolver: a path must be relative, stay inside the harness folder after symlinks are resolved, and
+ * must not touch `.framework/` (trust store, keys, logs, traces), any `.env*` file, or the configured
+ * trace folder wherever it lives. Matching is case-insensitive.
+ *
+ * @module
+ */
+
+import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { badInput } from "../errors.ts";
+
+/** Options of {@link resolveSafePath}. */
+export interface SafePathOptions {
+  /** The trace folder (absolute), refused wherever it lives. */
+  traceDir?: string;
+  /** Also refuse `harness.yaml` itself (writes). */
+  protectSpec?: boolean;
+}
+
+/** A path that passed the check. */
+export interface SafePath {
+  /** Absolute path with symlinks resolved (the file may not exist yet). */
+  absolute: string;
+  /** Path relative to the harness folder, with `/` separators. */
+  relative: string;
+}
+
+/** Containment by path segments; case-insensitive only where asked (the trace folder rule). */
+function within(parent: string, child: string, ignoreCase = false): boolean {
+  const p = ignoreCase ? parent.toLowerCase() : parent;
+  const c = ignoreCase ? child.toLowerCase() : child;
+  return c === p || c.startsWith(p.endsWith(sep) ? p : p + sep);
+}
+
+/** Resolves symlinks in the longest existing prefix of a path and appends the rest. */
+async function realPathOfPrefix(path: string): Promise<string> {
+  const rest: string[] = [];
+  let current = path;
+  while (true) {
+    try {
+      const real = await Deno.realPath(current);
+      return rest.length ? join(real, ...rest.reverse()) : real;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.NotADirectory)) {
+        throw err;
+      }
+      const parent = resolve(current, "..");
+      if (parent === current) return path;
+      rest.push(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      current = parent;
+    }
+  }
+}
+
+function sensitiveSegment(rel: string): string | undefined {
+  for (const segment of rel.split(/[\\/]/)) {
+    const s = segment.toLowerCase();
+    if (s === ".framework") return "it is inside .framework/ (keys, trust, logs and traces)";
+    if (s.startsWith(".env")) return "it names a .env file (credentials)";
+  }
+  return undefined;
+}
+
+/**
+ * Checks a user-supplied path against the harness folder and returns where it really points.
+ *
+ * @example
+ * ```ts
+ * (await resolveSafePath("/h", "workspace/a.txt")).relative; // "workspace/a.txt"
+ * await resolveSafePath("/h", "../etc/passwd"); // throws bad_input
+ * ```
+ * @param harnessDir The harness folder (absolute, symlinks resolved).
+ * @param path The path as given, relative to the harness folder.
+ * @param options The trace folder, and whether `harness.yaml` is refused.
+ * @returns The absolute and relative forms.
+ */
+export async function resolveSafePath(
+  harnessDir: string,
+  path: string,
+  options: SafePathOptions = {},
+): Promise<SafePath> {
+  const refuse = (why: string) =>
+    badInput(`Refused path ${JSON.stringify(path)}: ${why}`, { path, reason: why });
+  if (typeof path !== "string" || path.trim() === "") throw refuse("it is empty");
+  if (path.includes("\0")) throw refuse("it contains a NUL character");
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
+    throw refuse("absolute paths are not allowed; give a path relative to the harness folder");
+  }
+  const lexical = normalize(join(harnessDir, path));
+  if (!within(harnessDir, lexical)) throw refuse("it escapes the harness folder");
+  const lexicalRel = relative(harnessDir, lexical);
+  const lexicalWhy = sensitiveSegment(lexicalRel);
+  if (lexicalWhy) throw refuse(lexicalWhy);
+
+  const real = await realPathOfPrefix(lexical);
+  if (!within(harnessDir, real)) {
+    throw refuse("it leads outside the harness folder through a symlink");
+  }
+  const rel = relative(harnessDir, real);
+  const realWhy = sensitiveSegment(rel);
+  if (realWhy) throw refuse(realWhy);
+  if (options.traceDir) {
+    const traceReal = await realPathOfPrefix(resolve(options.traceDir));
+    if (within(traceReal, real, true) || within(resolve(options.traceDir), lexical, true)) {
+      throw refuse("it is inside the trace folder");
+    }
+  }
+  const relPosix = rel.split(sep).join("/") || ".";
+  if (options.protectSpec && relPosix.toLowerCase() === "harness.yaml") {
+    throw refuse("harness.yaml is changed through the construction API, not written directly");
+  }
+  return { absolute: real, relative: relPosix };
+}

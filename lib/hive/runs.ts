@@ -1,0 +1,180 @@
+/**
+ * Runs in the hive: one row per run, written when it starts and when it ends. Every lookup by run id
+ * is bound to a harness id; an unknown id and another harness's id look the same (not found).
+ *
+ * @module
+ */
+
+import { ownProcess } from "../runner/process_identity.ts";
+import type { RunResult, RunStatus } from "../runner/types.ts";
+import type { Hive } from "./open.ts";
+
+/** One row of the `runs` table. */
+export interface RunRow {
+  run_id: string;
+  harness_id: string;
+  status: RunStatus | "running";
+  input_excerpt: string;
+  output_excerpt: string;
+  cost_usd: number;
+  turns: number;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  spec_version: string;
+  trace_path: string;
+  head_hash: string | null;
+  events: number;
+  parent_run_id: string | null;
+  failure_signature: string | null;
+  error: string | null;
+}
+
+const EXCERPT = 200;
+
+/**
+ * Cuts text to an excerpt.
+ *
+ * @param text The text.
+ * @param max At most this many characters.
+ * @returns The excerpt.
+ */
+export function excerpt(text: string, max = EXCERPT): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Records a run as it starts (status `running`, owned by this process).
+ *
+ * @param db The hive.
+ * @param r The run's identity and input.
+ */
+export function insertRun(
+  db: Hive,
+  r: {
+    run_id: string;
+    harness_id: string;
+    input: string;
+    started_at: string;
+    spec_version: string;
+    trace_path: string;
+    parent_run_id?: string | null;
+  },
+): void {
+  const owner = ownProcess();
+  db.prepare(
+    `INSERT INTO runs (run_id, harness_id, status, input_excerpt, started_at, spec_version, trace_path,
+       parent_run_id, owner_pid, owner_start)
+     VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    r.run_id,
+    r.harness_id,
+    excerpt(r.input),
+    r.started_at,
+    r.spec_version,
+    r.trace_path,
+    r.parent_run_id ?? null,
+    owner.pid,
+    owner.start,
+  );
+}
+
+/**
+ * Records a run's end.
+ *
+ * @param db The hive.
+ * @param result The run result.
+ * @param journal The journal's head hash and event count.
+ */
+export function finishRun(
+  db: Hive,
+  result: RunResult,
+  journal: { head_hash: string; events: number },
+): void {
+  db.prepare(
+    `UPDATE runs SET status = ?, output_excerpt = ?, cost_usd = ?, turns = ?, ended_at = ?, duration_ms = ?,
+       head_hash = ?, events = ?, failure_signature = ?, error = ?, owner_pid = NULL, owner_start = NULL
+     WHERE run_id = ?`,
+  ).run(
+    result.status,
+    excerpt(result.output),
+    result.cost_usd,
+    result.turns,
+    result.ended_at,
+    result.duration_ms,
+    journal.head_hash,
+    journal.events,
+    result.failure_signature,
+    result.error ? `${result.error.reason}: ${result.error.message}` : null,
+    result.run_id,
+  );
+}
+
+function toRow(r: Record<string, unknown> | undefined): RunRow | undefined {
+  if (!r) return undefined;
+  const { owner_pid: _p, owner_start: _s, ...rest } = r;
+  return rest as unknown as RunRow;
+}
+
+/**
+ * One run, bound to its harness: another harness's run is not found.
+ *
+ * @param db The hive.
+ * @param harnessId The harness that asks.
+ * @param runId The run id.
+ * @returns The row, or undefined.
+ */
+export function getRun(db: Hive, harnessId: string, runId: string): RunRow | undefined {
+  return toRow(
+    db.prepare("SELECT * FROM runs WHERE run_id = ? AND harness_id = ?").get(runId, harnessId) as
+      | Record<string, unknown>
+      | undefined,
+  );
+}
+
+/**
+ * One run by id alone, for local tools that may look across harnesses (the CLI's `trace`).
+ *
+ * @param db The hive.
+ * @param runId The run id.
+ * @returns The row, or undefined.
+ */
+export function getRunAnyHarness(db: Hive, runId: string): RunRow | undefined {
+  return toRow(
+    db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as
+      | Record<string, unknown>
+      | undefined,
+  );
+}
+
+/** Filters of {@link listRuns}. */
+export interface RunFilter {
+  status?: string;
+  limit?: number;
+  /** Only runs started before this run id (ids sort by time), for paging. */
+  before?: string;
+}
+
+/**
+ * Runs of one harness, newest first.
+ *
+ * @param db The hive.
+ * @param harnessId The harness.
+ * @param filter Status, limit and paging.
+ * @returns The rows.
+ */
+export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): RunRow[] {
+  const where = ["harness_id = ?"];
+  const args: (string | number)[] = [harnessId];
+  if (filter.status) {
+    where.push("status = ?");
+    args.push(filter.status);
+  }
+  if (filter.before) {
+    where.push("run_id < ?");
+    args.push(filter.before);
+  }
+  args.push(Math.max(1, Math.min(filter.limit ?? 50, 1000)));
+  return (db.prepare(`SELECT * FROM runs WHERE ${where.join(" AND ")} ORDER BY run_id DESC LIMIT ?`)
+    .all(...args) as Record<string, unknown>[]).map((r) => toRow(r)!);
+}

@@ -1,0 +1,125 @@
+/**
+ * Per-harness statistics, answered from SQL aggregates (never by loading runs): the `/stats` payload.
+ *
+ * @module
+ */
+
+import { RUN_STATUSES, type RunStatus } from "../runner/types.ts";
+import type { Hive } from "./open.ts";
+
+/** The `/stats` payload (CONTRACT.md), plus failure groups and the running count. */
+export interface HarnessStats {
+  harness_id: string;
+  runs: {
+    /** Finished runs. */
+    total: number;
+    /** Runs still going. */
+    running: number;
+    by_status: Record<RunStatus, number>;
+    /** Successes over finished runs; null when there are none. */
+    success_rate: number | null;
+    cost_usd: number;
+    avg_turns: number | null;
+    p50_duration_ms: number | null;
+  };
+  hive: { harnesses: number; runs: number };
+  recent_failures: {
+    run_id: string;
+    status: RunStatus;
+    ended_at: string | null;
+    signature: string | null;
+    excerpt: string;
+  }[];
+  /** Failures grouped by signature, most frequent first. */
+  failure_groups: {
+    signature: string;
+    count: number;
+    last_run_id: string;
+    last_ended_at: string | null;
+  }[];
+}
+
+/**
+ * Computes the statistics of one harness.
+ *
+ * @example
+ * ```ts
+ * const stats = harnessStats(openHive(), "hello");
+ * stats.runs.success_rate;
+ * ```
+ * @param db The hive.
+ * @param harnessId The harness.
+ * @param recent How many recent failures to list.
+ * @returns The statistics.
+ */
+export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessStats {
+  const by_status = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<
+    RunStatus,
+    number
+  >;
+  let total = 0;
+  let running = 0;
+  let cost = 0;
+  let turns = 0;
+  const groups = db.prepare(
+    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? GROUP BY status",
+  ).all(harnessId) as { status: string; n: number; cost: number; turns: number }[];
+  for (const g of groups) {
+    cost += g.cost;
+    if (g.status === "running") {
+      running = g.n;
+      continue;
+    }
+    if (g.status in by_status) by_status[g.status as RunStatus] = g.n;
+    total += g.n;
+    turns += g.turns;
+  }
+  const finishedWithDuration = (db.prepare(
+    "SELECT count(*) AS n FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL",
+  ).get(harnessId) as { n: number }).n;
+  const p50 = finishedWithDuration === 0 ? null : (db.prepare(
+    "SELECT duration_ms FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
+  ).get(harnessId, Math.floor((finishedWithDuration - 1) / 2)) as { duration_ms: number })
+    .duration_ms;
+  const hive = db.prepare(
+    "SELECT (SELECT count(*) FROM harnesses) AS harnesses, (SELECT count(*) FROM runs) AS runs",
+  ).get() as { harnesses: number; runs: number };
+  const failures = db.prepare(
+    `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
+     WHERE harness_id = ? AND status IN ('verify_failed', 'guardrail_halt', 'max_turns', 'error')
+     ORDER BY started_at DESC LIMIT ?`,
+  ).all(harnessId, recent) as {
+    run_id: string;
+    status: RunStatus;
+    ended_at: string | null;
+    failure_signature: string | null;
+    error: string | null;
+    output_excerpt: string;
+  }[];
+  const failureGroups = db.prepare(
+    `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS last_run_id, max(ended_at) AS last_ended_at
+     FROM runs WHERE harness_id = ? AND failure_signature IS NOT NULL
+     GROUP BY failure_signature ORDER BY count DESC, last_run_id DESC LIMIT 20`,
+  ).all(harnessId) as HarnessStats["failure_groups"];
+  return {
+    harness_id: harnessId,
+    runs: {
+      total,
+      running,
+      by_status,
+      success_rate: total ? by_status.success / total : null,
+      cost_usd: Math.round(cost * 1e9) / 1e9,
+      avg_turns: total ? turns / total : null,
+      p50_duration_ms: p50,
+    },
+    hive: { harnesses: hive.harnesses, runs: hive.runs },
+    recent_failures: failures.map((f) => ({
+      run_id: f.run_id,
+      status: f.status,
+      ended_at: f.ended_at,
+      signature: f.failure_signature,
+      excerpt: f.error ?? f.output_excerpt,
+    })),
+    failure_groups: failureGroups.map((g) => ({ ...g, count: Number(g.count) })),
+  };
+}

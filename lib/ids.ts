@@ -1,0 +1,77 @@
+/**
+ * Identifiers: ULIDs (time-sortable, 26 Crockford base32 characters) with a kind prefix, e.g.
+ * `run_01JD3M...`. Monotonic within a process, so ids made in the same millisecond still sort in order.
+ *
+ * @module
+ */
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+let lastTime = -1;
+let lastRandom: Uint8Array = new Uint8Array(10);
+
+function encodeTime(time: number): string {
+  let out = "";
+  let t = time;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 characters of 5 bits.
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out = ALPHABET[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const next = bytes.slice();
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 255) {
+      next[i]! += 1;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return crypto.getRandomValues(new Uint8Array(10));
+}
+
+/**
+ * A new ULID.
+ *
+ * @example
+ * ```ts
+ * ulid().length; // 26
+ * ```
+ * @returns 26 characters; later calls sort after earlier ones.
+ */
+export function ulid(): string {
+  const now = Date.now();
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom);
+  } else {
+    lastTime = now;
+    lastRandom = crypto.getRandomValues(new Uint8Array(10));
+  }
+  return encodeTime(lastTime) + encodeRandom(lastRandom);
+}
+
+/**
+ * A new run id: `run_` + ULID.
+ *
+ * @returns The id.
+ */
+export function newRunId(): string {
+  return `run_${ulid()}`;
+}
+
+/** The shape of a run id. */
+export const RUN_ID_PATTERN = /^run_[0-9A-HJKMNP-TV-Z]{26}$/;

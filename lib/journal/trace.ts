@@ -1,0 +1,82 @@
+/**
+ * Reading a run's trace: the hive row, the journal's events and the hash-chain integrity. Lookups are
+ * bound to a harness (another harness's run is not found) unless the caller is the local CLI.
+ *
+ * @module
+ */
+
+import { notFound } from "../errors.ts";
+import type { Hive } from "../hive/open.ts";
+import { getRun, getRunAnyHarness, type RunRow } from "../hive/runs.ts";
+import type { JournalEvent } from "./event.ts";
+import { type Integrity, parseJournal, verifyJournal } from "./verify.ts";
+
+/** A run's trace (the `/trace/{run_id}` payload). */
+export interface Trace {
+  run_id: string;
+  harness_id: string;
+  status: RunRow["status"];
+  integrity: Integrity;
+  events: JournalEvent[];
+  /** The hive row. */
+  run: RunRow;
+}
+
+/**
+ * Finds a run for a harness (or, with `harnessId` null, any harness) or throws `not_found`.
+ *
+ * @param db The hive.
+ * @param harnessId The harness that asks, or null for a local lookup.
+ * @param runId The run id.
+ * @returns The row.
+ */
+export function findRun(db: Hive, harnessId: string | null, runId: string): RunRow {
+  const row = harnessId === null ? getRunAnyHarness(db, runId) : getRun(db, harnessId, runId);
+  if (!row) throw notFound(`Unknown run ${JSON.stringify(runId)}`, { run_id: runId });
+  return row;
+}
+
+/**
+ * Reads a run's journal bytes verbatim (for export: the hash chain still verifies).
+ *
+ * @param row The run row.
+ * @returns The bytes.
+ */
+export async function readJournalBytes(row: RunRow): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(row.trace_path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw notFound(`The journal of run ${JSON.stringify(row.run_id)} is missing`, {
+        run_id: row.run_id,
+      });
+    }
+    throw err;
+  }
+}
+
+/**
+ * A run's trace with its integrity checked.
+ *
+ * @example
+ * ```ts
+ * const t = await getTrace(openHive(), "hello", runId);
+ * t.integrity.ok;
+ * ```
+ * @param db The hive.
+ * @param harnessId The harness that asks, or null for a local lookup.
+ * @param runId The run id.
+ * @returns The trace.
+ */
+export async function getTrace(db: Hive, harnessId: string | null, runId: string): Promise<Trace> {
+  const run = findRun(db, harnessId, runId);
+  const bytes = await readJournalBytes(run);
+  return {
+    run_id: run.run_id,
+    harness_id: run.harness_id,
+    status: run.status,
+    integrity: verifyJournal(bytes),
+    events: parseJournal(bytes),
+    run,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Writing a journal: one JSONL file per run, created new, appended line by line, never rewritten.
+ * Payloads are made plain JSON and redacted before they are hashed and written.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { eventHash, eventLine, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { makeRedactor, type RedactConfig } from "./redact.ts";
+
+/** An open journal. */
+export interface JournalWriter {
+  /** The journal file. */
+  path: string;
+  /** Appends an event and returns it as written (redacted, hashed). */
+  append(type: string, payload: Record<string, unknown>): JournalEvent;
+  /** The hash of the last event (64 zeros when empty). */
+  head(): string;
+  /** How many events were written. */
+  count(): number;
+  /** Flushes to disk and closes the file. */
+  close(): void;
+}
+
+/** Makes a value plain JSON (drops undefined, turns Dates into strings, errors into messages). */
+function plain(value: unknown): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(value, (_k, v) => (v instanceof Error ? { error: v.message } : v)) ?? "{}",
+  );
+}
+
+/**
+ * Creates a new journal file (refusing an existing one) and returns its writer.
+ *
+ * @example
+ * ```ts
+ * const j = createJournal("/h/.framework/traces/run_01.jsonl", { patterns: ["sk-\\w+"] });
+ * j.append("run_started", { input: "hi" });
+ * j.close();
+ * ```
+ * @param path The file to create.
+ * @param redact `logging.redact`.
+ * @returns The writer.
+ */
+export function createJournal(path: string, redact?: RedactConfig): JournalWriter {
+  Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const file = Deno.openSync(path, { createNew: true, append: true, mode: 0o600 });
+  const redactor = makeRedactor(redact);
+  const encoder = new TextEncoder();
+  let prev = GENESIS_HASH;
+  let seq = 0;
+  let closed = false;
+  return {
+    path,
+    append(type, payload) {
+      if (closed) throw new Error(`journal ${path} is closed`);
+      seq += 1;
+      const body = {
+        seq,
+        ts: new Date().toISOString(),
+        type,
+        payload: redactor(plain(payload)) as Record<string, unknown>,
+      };
+      const event: JournalEvent = { ...body, prev, hash: eventHash(prev, body) };
+      const bytes = encoder.encode(eventLine(event) + "\n");
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      prev = event.hash;
+      return event;
+    },
+    head: () => prev,
+    count: () => seq,
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        file.syncDataSync();
+      } finally {
+        file.close();
+      }
+    },
+  };
+}

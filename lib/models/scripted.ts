@@ -1,0 +1,112 @@
+/**
+ * The `scripted` provider: deterministic and offline, for tests, demos and examples. Replies are used
+ * in order, one per model call; `scenarios` choose a reply list by a regular expression on the input.
+ * A reply may carry text, tool calls, usage, a delay and a failure.
+ *
+ * @module
+ */
+
+import type { ModelSpec, ScriptedReply } from "../spec/schema.ts";
+import {
+  estimateTokens,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+} from "./types.ts";
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Chooses the reply list for an input: the first scenario whose pattern matches, else `replies`.
+ *
+ * @param model The scripted model spec.
+ * @param input The run input.
+ * @returns The replies, or undefined when nothing matches.
+ */
+export function scriptFor(model: ModelSpec, input: string): ScriptedReply[] | undefined {
+  for (const s of model.scenarios ?? []) {
+    if (new RegExp(s.match, s.flags).test(input)) return s.replies;
+  }
+  return model.replies;
+}
+
+/**
+ * Creates a scripted model for one run. Each run gets its own cursor into the replies.
+ *
+ * @example
+ * ```ts
+ * const m = createScriptedModel({ provider: "scripted", replies: [{ text: "hi" }] });
+ * ```
+ * @param model The `model` block with `replies` or `scenarios`.
+ * @returns The provider.
+ */
+export function createScriptedModel(model: ModelSpec): ModelProvider {
+  let calls = 0;
+  let script: ScriptedReply[] | undefined;
+  return {
+    provider: "scripted",
+    model: model.name ?? "scripted",
+    async generate(request: ModelRequest): Promise<ModelResponse> {
+      script ??= scriptFor(model, request.input);
+      if (!script) {
+        throw new ProviderError(
+          "No scripted scenario matches the input and there are no default replies",
+          {
+            code: "no_script",
+            retryable: false,
+          },
+        );
+      }
+      const reply = script[calls];
+      calls += 1;
+      if (!reply) {
+        throw new ProviderError(
+          `The scripted replies are exhausted after ${script.length} model calls`,
+          {
+            code: "script_exhausted",
+            retryable: false,
+          },
+        );
+      }
+      if (reply.delay_ms) await sleep(reply.delay_ms, request.signal);
+      if (reply.error) {
+        throw new ProviderError(reply.error.message, {
+          ...(reply.error.status !== undefined
+            ? { status: reply.error.status }
+            : { code: "scripted_error" }),
+        });
+      }
+      const text = reply.text ?? "";
+      const tool_calls = (reply.tool_calls ?? []).map((c, i) => ({
+        id: c.id ?? `call_${calls}_${i + 1}`,
+        name: c.name,
+        arguments: c.arguments ?? {},
+      }));
+      const usage = reply.usage ?? {
+        input_tokens: estimateTokens(request.system + JSON.stringify(request.messages)),
+        output_tokens: estimateTokens(text + JSON.stringify(tool_calls)),
+      };
+      return {
+        text,
+        tool_calls,
+        usage,
+        usage_reported: !!reply.usage,
+        finish_reason: tool_calls.length ? "tool_calls" : "stop",
+      };
+    },
+  };
+}

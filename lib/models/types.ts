@@ -1,0 +1,97 @@
+/**
+ * The provider interface every model implements (scripted, openai, anthropic, openai-compatible) and
+ * the message shapes the runner keeps in its context.
+ *
+ * @module
+ */
+
+/** A tool call the model asked for. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One message of the conversation sent to a model. */
+export type Message =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; name: string; content: string; is_error?: boolean };
+
+/** A tool offered to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+}
+
+/** Token usage of one model call. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** What a model call sends. */
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  /** The run's input text (the scripted provider chooses a scenario with it). */
+  input: string;
+  signal: AbortSignal;
+}
+
+/** What a model call returns. */
+export interface ModelResponse {
+  text: string;
+  tool_calls: ToolCall[];
+  usage: Usage;
+  /** Whether `usage` came from the provider (false: estimated from characters). */
+  usage_reported: boolean;
+  finish_reason?: string;
+}
+
+/** A model behind one provider. */
+export interface ModelProvider {
+  provider: string;
+  model: string;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/**
+ * A failed model call: `status` is the HTTP status when there was one; `retryable` marks 429 and 5xx.
+ */
+export class ProviderError extends Error {
+  /** HTTP status, when the provider answered. */
+  readonly status: number | undefined;
+  /** Whether a retry may succeed. */
+  readonly retryable: boolean;
+  /** A short normalised reason for failure signatures: `http_429`, `timeout`, `malformed`, ... */
+  readonly code: string;
+
+  /**
+   * @param message What went wrong.
+   * @param options Status, retryability and code.
+   */
+  constructor(
+    message: string,
+    options: { status?: number; retryable?: boolean; code?: string } = {},
+  ) {
+    super(message);
+    this.name = "ProviderError";
+    this.status = options.status;
+    this.retryable = options.retryable ?? (options.status === 429 || (options.status ?? 0) >= 500);
+    this.code = options.code ?? (options.status ? `http_${options.status}` : "failed");
+  }
+}
+
+/**
+ * Estimates tokens from characters (about four per token), for providers that report no usage.
+ *
+ * @param text The text.
+ * @returns An estimate.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

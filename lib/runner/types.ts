@@ -1,0 +1,46 @@
+/**
+ * Run statuses and the run result (CONTRACT.md).
+ *
+ * @module
+ */
+
+/** The five statuses a finished run reports. */
+export const RUN_STATUSES = [
+  "success",
+  "verify_failed",
+  "guardrail_halt",
+  "max_turns",
+  "error",
+] as const;
+
+/** A finished run's status. */
+export type RunStatus = typeof RUN_STATUSES[number];
+
+/** The result of a run (the `/run` payload). */
+export interface RunResult {
+  run_id: string;
+  harness_id: string;
+  status: RunStatus;
+  output: string;
+  cost_usd: number;
+  turns: number;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+  spec_version: string;
+  /** Why a run that did not succeed ended: `{reason, message}`. */
+  error?: { reason: string; message: string };
+  /** Stable grouping key of a failed run, null for success. */
+  failure_signature: string | null;
+  parent_run_id?: string | null;
+}
+
+/**
+ * Checks a status name.
+ *
+ * @param s A string.
+ * @returns Whether it is a run status.
+ */
+export function isRunStatus(s: string): s is RunStatus {
+  return (RUN_STATUSES as readonly string[]).includes(s);
+}

@@ -1,0 +1,29 @@
+/**
+ * The id of the harness in a folder, read even from a spec with other errors (so its runs can still be
+ * listed and inspected).
+ *
+ * @module
+ */
+
+import { badInput } from "../errors.ts";
+import { SLUG_PATTERN } from "./schema.ts";
+import { checkHarness } from "./load.ts";
+
+/**
+ * Reads a harness folder's id.
+ *
+ * @param harnessDir The harness folder.
+ * @returns The folder (resolved) and the id.
+ */
+export async function harnessIdOf(harnessDir: string): Promise<{ dir: string; id: string }> {
+  const { dir, parsed } = await checkHarness(harnessDir);
+  const id = (parsed.value as { id?: unknown } | undefined)?.id;
+  if (typeof id !== "string" || !SLUG_PATTERN.test(id)) {
+    throw badInput(
+      `The harness in ${
+        JSON.stringify(harnessDir)
+      } has no valid id; run \`framework validate ${harnessDir}\``,
+    );
+  }
+  return { dir, id };
+}

@@ -1,0 +1,183 @@
+/**
+ * The builtin tools: `file_read`, `file_write`, `list_files` (paths relative to the harness folder,
+ * through the one sensitive-path check) and `load_skill` (progressive disclosure of skills).
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { FrameworkError } from "../errors.ts";
+import { writeFileAtomic } from "../fs/atomic_write.ts";
+import { resolveSafePath } from "../fs/safe_path.ts";
+import { BUILTINS } from "../spec/builtins.ts";
+import { stringArg, type Tool, type ToolContext, ToolError } from "./tool.ts";
+
+const DEFAULT_MAX_BYTES = 256 * 1024;
+const DEFAULT_MAX_ENTRIES = 500;
+
+async function safe(ctx: ToolContext, path: string, write: boolean) {
+  try {
+    return await resolveSafePath(ctx.harnessDir, path, {
+      traceDir: ctx.traceDir,
+      protectSpec: write,
+    });
+  } catch (err) {
+    if (err instanceof FrameworkError) throw new ToolError("refused", err.message);
+    throw err;
+  }
+}
+
+function pathSchema(description: string) {
+  return { type: "string", description };
+}
+
+function fileRead(options: Record<string, unknown>): Tool {
+  const maxBytes = (options.max_bytes as number | undefined) ?? DEFAULT_MAX_BYTES;
+  return {
+    source: "builtin",
+    spec: {
+      name: "file_read",
+      description: BUILTINS.tool.file_read!.description,
+      parameters: {
+        type: "object",
+        properties: { path: pathSchema("Path relative to the harness folder") },
+        required: ["path"],
+        additionalProperties: false,
+      },
+    },
+    async run(args, ctx) {
+      const target = await safe(ctx, stringArg(args, "path"), false);
+      let bytes: Uint8Array;
+      try {
+        const info = await Deno.stat(target.absolute);
+        if (info.isDirectory) {
+          throw new ToolError("is_directory", `${target.relative} is a folder; use list_files`);
+        }
+        bytes = await Deno.readFile(target.absolute);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) {
+          throw new ToolError("not_found", `No file at ${target.relative}`);
+        }
+        throw err;
+      }
+      const text = new TextDecoder().decode(bytes.subarray(0, maxBytes));
+      return bytes.length > maxBytes
+        ? `${text}\n[truncated: ${bytes.length - maxBytes} more bytes]`
+        : text;
+    },
+  };
+}
+
+function fileWrite(options: Record<string, unknown>): Tool {
+  const maxBytes = (options.max_bytes as number | undefined) ?? DEFAULT_MAX_BYTES;
+  return {
+    source: "builtin",
+    spec: {
+      name: "file_write",
+      description: BUILTINS.tool.file_write!.description,
+      parameters: {
+        type: "object",
+        properties: {
+          path: pathSchema("Path relative to the harness folder"),
+          content: { type: "string", description: "The new contents" },
+        },
+        required: ["path", "content"],
+        additionalProperties: false,
+      },
+    },
+    async run(args, ctx) {
+      const target = await safe(ctx, stringArg(args, "path"), true);
+      const content = stringArg(args, "content");
+      const bytes = new TextEncoder().encode(content);
+      if (bytes.length > maxBytes) {
+        throw new ToolError(
+          "too_large",
+          `Content is ${bytes.length} bytes; the limit is ${maxBytes}`,
+        );
+      }
+      await Deno.mkdir(dirname(target.absolute), { recursive: true });
+      await writeFileAtomic(target.absolute, bytes);
+      return `Wrote ${bytes.length} bytes to ${target.relative}`;
+    },
+  };
+}
+
+function listFiles(options: Record<string, unknown>): Tool {
+  const maxEntries = (options.max_entries as number | undefined) ?? DEFAULT_MAX_ENTRIES;
+  return {
+    source: "builtin",
+    spec: {
+      name: "list_files",
+      description: BUILTINS.tool.list_files!.description,
+      parameters: {
+        type: "object",
+        properties: {
+          path: pathSchema("Folder relative to the harness folder (default: the harness folder)"),
+        },
+        additionalProperties: false,
+      },
+    },
+    async run(args, ctx) {
+      const target = await safe(
+        ctx,
+        args.path === undefined ? "." : stringArg(args, "path"),
+        false,
+      );
+      const names: string[] = [];
+      try {
+        for await (const e of Deno.readDir(target.absolute)) {
+          const lower = e.name.toLowerCase();
+          if (lower === ".framework" || lower.startsWith(".env")) continue;
+          names.push(e.isDirectory ? `${e.name}/` : e.name);
+        }
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) {
+          throw new ToolError("not_found", `No folder at ${target.relative}`);
+        }
+        if (err instanceof Deno.errors.NotADirectory) {
+          throw new ToolError("not_a_directory", `${target.relative} is a file`);
+        }
+        throw err;
+      }
+      names.sort();
+      const shown = names.slice(0, maxEntries);
+      const more = names.length > shown.length ? `\n[${names.length - shown.length} more]` : "";
+      return shown.length ? shown.join("\n") + more : "(empty)";
+    },
+  };
+}
+
+function loadSkill(): Tool {
+  return {
+    source: "builtin",
+    spec: {
+      name: "load_skill",
+      description: BUILTINS.tool.load_skill!.description,
+      parameters: {
+        type: "object",
+        properties: { name: { type: "string", description: "The skill's name" } },
+        required: ["name"],
+        additionalProperties: false,
+      },
+    },
+    run(args, ctx) {
+      const name = stringArg(args, "name");
+      const skill = ctx.spec.skills?.find((s) => s.name === name);
+      if (!skill) {
+        const names = (ctx.spec.skills ?? []).map((s) => s.name).join(", ") || "none";
+        return Promise.reject(
+          new ToolError("not_found", `No skill named ${JSON.stringify(name)}; skills: ${names}`),
+        );
+      }
+      return Promise.resolve(skill.instructions);
+    },
+  };
+}
+
+/** Factories of the builtin tools by name. */
+export const BUILTIN_TOOLS: Readonly<Record<string, (options: Record<string, unknown>) => Tool>> = {
+  file_read: fileRead,
+  file_write: fileWrite,
+  list_files: listFiles,
+  load_skill: loadSkill,
+};

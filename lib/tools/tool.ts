@@ -1,0 +1,68 @@
+/**
+ * What a tool is to the runner: the spec offered to the model and a function that runs a call. A
+ * failing call throws a {@link ToolError}, which the model sees as an error result; it never ends the
+ * run by itself.
+ *
+ * @module
+ */
+
+import type { ToolSpec } from "../models/types.ts";
+import type { HarnessSpec } from "../spec/schema.ts";
+
+/** What a tool call can use. */
+export interface ToolContext {
+  /** The harness folder (absolute, symlinks resolved). */
+  harnessDir: string;
+  /** The trace folder (absolute), refused by file tools. */
+  traceDir: string;
+  /** The spec snapshot of the run. */
+  spec: HarnessSpec;
+  runId: string;
+  /** Aborted when the run stops or times out. */
+  signal: AbortSignal;
+}
+
+/** A runnable tool. */
+export interface Tool {
+  spec: ToolSpec;
+  /** Where it comes from: `builtin` or `code`. */
+  source: "builtin" | "code" | "mcp";
+  /** Runs a call and returns the text the model sees. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+}
+
+/** A tool call that failed in a way the model should see. */
+export class ToolError extends Error {
+  /** Normalised code: `not_found`, `refused`, `invalid_arguments`, `timeout`, `failed`, ... */
+  readonly code: string;
+
+  /**
+   * @param code A short normalised code.
+   * @param message What went wrong.
+   */
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "ToolError";
+    this.code = code;
+  }
+}
+
+/**
+ * Reads a required string argument.
+ *
+ * @param args The call's arguments.
+ * @param name The argument name.
+ * @returns The value.
+ */
+export function stringArg(args: Record<string, unknown>, name: string): string {
+  const v = args[name];
+  if (typeof v !== "string") {
+    throw new ToolError(
+      "invalid_arguments",
+      `Argument ${JSON.stringify(name)} must be a string, got ${
+        v === undefined ? "nothing" : typeof v
+      }`,
+    );
+  }
+  return v;
+}
