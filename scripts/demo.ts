@@ -28,7 +28,7 @@ if (!result.valid) {
   console.error("The example harness is invalid; see the problems above.");
   Deno.exit(2);
 }
-console.log(`harness.yaml is valid (spec version ${result.spec_version.slice(0, 12)}…).`);
+console.log(`harness.yaml is valid (spec version ${result.spec_version?.slice(0, 12)}…).`);
 
 // The demo runs the example it made; running it is what `deno task demo` was asked to do.
 await trustFolder(dir);
