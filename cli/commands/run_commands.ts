@@ -102,7 +102,10 @@ export function registerRunCommands(program: Command): void {
         await serveLines(real);
         Deno.exit(0);
       } catch (err) {
-        Deno.exit(reportError(err, true));
+        // The protocol on stdout is NDJSON frames, so a start-up failure is an error frame too.
+        const code = reportError(err, false);
+        writeOut(JSON.stringify({ frame: "error", ...errorEnvelope(err) }));
+        Deno.exit(code);
       }
     });
 

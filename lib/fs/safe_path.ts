@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { badInput } from "../errors.ts";
 
 /** Options of {@link resolveSafePath}. */
@@ -33,8 +33,15 @@ function within(parent: string, child: string, ignoreCase = false): boolean {
   return c === p || c.startsWith(p.endsWith(sep) ? p : p + sep);
 }
 
-/** Resolves symlinks in the longest existing prefix of a path and appends the rest. */
-async function realPathOfPrefix(path: string): Promise<string> {
+/** Thrown inside the resolution when links go round in circles. */
+class LinkLoop extends Error {}
+
+/**
+ * Resolves symlinks in the longest existing prefix of a path and appends the rest. A dangling symlink
+ * is followed by hand (its target may not exist yet), so a write through it cannot land outside.
+ */
+async function realPathOfPrefix(path: string, depth = 0): Promise<string> {
+  if (depth > 40) throw new LinkLoop();
   const rest: string[] = [];
   let current = path;
   while (true) {
@@ -42,12 +49,21 @@ async function realPathOfPrefix(path: string): Promise<string> {
       const real = await Deno.realPath(current);
       return rest.length ? join(real, ...rest.reverse()) : real;
     } catch (err) {
+      if (err instanceof Deno.errors.FilesystemLoop) throw new LinkLoop();
       if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.NotADirectory)) {
         throw err;
       }
-      const parent = resolve(current, "..");
+      const info = await Deno.lstat(current).catch(() => undefined);
+      if (info?.isSymlink) {
+        const target = resolve(dirname(current), await Deno.readLink(current));
+        return await realPathOfPrefix(
+          rest.length ? join(target, ...rest.reverse()) : target,
+          depth + 1,
+        );
+      }
+      const parent = dirname(current);
       if (parent === current) return path;
-      rest.push(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      rest.push(basename(current));
       current = parent;
     }
   }
@@ -93,7 +109,13 @@ export async function resolveSafePath(
   const lexicalWhy = sensitiveSegment(lexicalRel);
   if (lexicalWhy) throw refuse(lexicalWhy);
 
-  const real = await realPathOfPrefix(lexical);
+  let real: string;
+  try {
+    real = await realPathOfPrefix(lexical);
+  } catch (err) {
+    if (err instanceof LinkLoop) throw refuse("it goes through a symlink loop");
+    throw refuse(`it cannot be resolved (${(err as Error).name})`);
+  }
   if (!within(harnessDir, real)) {
     throw refuse("it leads outside the harness folder through a symlink");
   }
@@ -101,7 +123,9 @@ export async function resolveSafePath(
   const realWhy = sensitiveSegment(rel);
   if (realWhy) throw refuse(realWhy);
   if (options.traceDir) {
-    const traceReal = await realPathOfPrefix(resolve(options.traceDir));
+    const traceReal = await realPathOfPrefix(resolve(options.traceDir)).catch(() =>
+      resolve(options.traceDir!)
+    );
     if (within(traceReal, real, true) || within(resolve(options.traceDir), lexical, true)) {
       throw refuse("it is inside the trace folder");
     }

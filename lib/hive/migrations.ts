@@ -55,10 +55,12 @@ export const MIGRATIONS: readonly string[] = [
     owner_pid INTEGER,
     owner_start TEXT
   );
-  CREATE INDEX runs_harness_started ON runs(harness_id, started_at DESC);
-  CREATE INDEX runs_harness_status ON runs(harness_id, status, started_at DESC);
+  CREATE INDEX runs_harness ON runs(harness_id, run_id);
+  CREATE INDEX runs_harness_status ON runs(harness_id, status, run_id);
+  CREATE INDEX runs_harness_totals ON runs(harness_id, status, cost_usd, turns);
   CREATE INDEX runs_harness_duration ON runs(harness_id, duration_ms);
-  CREATE INDEX runs_harness_signature ON runs(harness_id, failure_signature);
+  CREATE INDEX runs_harness_signature ON runs(harness_id, failure_signature, run_id, ended_at);
+  CREATE INDEX runs_harness_failures ON runs(harness_id, run_id) WHERE failure_signature IS NOT NULL;
   CREATE INDEX runs_running ON runs(status) WHERE status = 'running';
   CREATE INDEX runs_parent ON runs(parent_run_id) WHERE parent_run_id IS NOT NULL;
   CREATE TABLE proposals (

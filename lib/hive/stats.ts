@@ -74,20 +74,17 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
     total += g.n;
     turns += g.turns;
   }
-  const finishedWithDuration = (db.prepare(
-    "SELECT count(*) AS n FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL",
-  ).get(harnessId) as { n: number }).n;
-  const p50 = finishedWithDuration === 0 ? null : (db.prepare(
+  // Every finished run has a duration (finishRun and the interrupted marker set it).
+  const p50 = total === 0 ? null : (db.prepare(
     "SELECT duration_ms FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
-  ).get(harnessId, Math.floor((finishedWithDuration - 1) / 2)) as { duration_ms: number })
-    .duration_ms;
+  ).get(harnessId, Math.floor((total - 1) / 2)) as { duration_ms: number } | undefined)
+    ?.duration_ms ?? null;
   const hive = db.prepare(
     "SELECT (SELECT count(*) FROM harnesses) AS harnesses, (SELECT count(*) FROM runs) AS runs",
   ).get() as { harnesses: number; runs: number };
   const failures = db.prepare(
     `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
-     WHERE harness_id = ? AND status IN ('verify_failed', 'guardrail_halt', 'max_turns', 'error')
-     ORDER BY started_at DESC LIMIT ?`,
+     WHERE harness_id = ? AND failure_signature IS NOT NULL ORDER BY run_id DESC LIMIT ?`,
   ).all(harnessId, recent) as {
     run_id: string;
     status: RunStatus;

@@ -26,6 +26,29 @@ export interface JournalEvent {
 export const GENESIS_HASH = "0".repeat(64);
 
 /**
+ * The canonical (RFC 8785) texts of an event: its hashed body `{payload, seq, ts, type}` and its whole
+ * line. The payload is canonicalized once and both texts are assembled around it (JCS sorts keys, and
+ * serializes strings and integers as JSON.stringify does).
+ *
+ * @param e The event fields (`hash` and `prev` may be empty while the hash is being computed).
+ * @returns The body and the line.
+ */
+export function canonicalParts(
+  e: { seq: number; ts: string; type: string; payload: unknown; prev?: string; hash?: string },
+): { body: string; line: string } {
+  const payload = canonicalJson(e.payload);
+  const tail = `"seq":${canonicalJson(e.seq)},"ts":${JSON.stringify(e.ts)},"type":${
+    JSON.stringify(e.type)
+  }}`;
+  return {
+    body: `{"payload":${payload},${tail}`,
+    line: `{"hash":${JSON.stringify(e.hash ?? "")},"payload":${payload},"prev":${
+      JSON.stringify(e.prev ?? "")
+    },${tail}`,
+  };
+}
+
+/**
  * The hash of an event given its predecessor's hash.
  *
  * @example
@@ -40,11 +63,7 @@ export function eventHash(
   prev: string,
   body: { seq: number; ts: string; type: string; payload: unknown },
 ): string {
-  return sha256Hex(
-    `${prev}\n${
-      canonicalJson({ seq: body.seq, ts: body.ts, type: body.type, payload: body.payload })
-    }`,
-  );
+  return sha256Hex(`${prev}\n${canonicalParts(body).body}`);
 }
 
 /**
@@ -54,5 +73,5 @@ export function eventHash(
  * @returns Canonical JSON.
  */
 export function eventLine(event: JournalEvent): string {
-  return canonicalJson(event);
+  return canonicalParts(event).line;
 }

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { eventHash, eventLine, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { sha256Hex } from "../spec/version.ts";
 
 /** The result of {@link verifyJournal}. */
 export interface Integrity {
@@ -40,10 +41,11 @@ export function verifyJournal(bytes: Uint8Array | string): Integrity {
   for (let i = 0; i < lines.length; i++) {
     const seq = i + 1;
     const event = parseLine(lines[i]!);
-    if (
-      !event || event.seq !== seq || event.prev !== prev ||
-      event.hash !== eventHash(prev, event) || eventLine(event) !== lines[i]
-    ) {
+    if (!event || event.seq !== seq || event.prev !== prev) {
+      return { ok: false, checked: i, broken_at: seq };
+    }
+    const parts = canonicalParts(event);
+    if (parts.line !== lines[i] || event.hash !== sha256Hex(`${prev}\n${parts.body}`)) {
       return { ok: false, checked: i, broken_at: seq };
     }
     prev = event.hash;

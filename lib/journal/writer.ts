@@ -6,7 +6,8 @@
  */
 
 import { dirname } from "node:path";
-import { eventHash, eventLine, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { sha256Hex } from "../spec/version.ts";
 import { makeRedactor, type RedactConfig } from "./redact.ts";
 
 /** An open journal. */
@@ -62,8 +63,9 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
         type,
         payload: redactor(plain(payload)) as Record<string, unknown>,
       };
-      const event: JournalEvent = { ...body, prev, hash: eventHash(prev, body) };
-      const bytes = encoder.encode(eventLine(event) + "\n");
+      const hash = sha256Hex(`${prev}\n${canonicalParts(body).body}`);
+      const event: JournalEvent = { ...body, prev, hash };
+      const bytes = encoder.encode(canonicalParts(event).line + "\n");
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
       prev = event.hash;

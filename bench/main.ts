@@ -1,0 +1,25 @@
+/**
+ * `deno task bench [name…]`: runs the benchmarks (all, or those whose file name contains a given word)
+ * and prints their figures and ratios.
+ *
+ * @module
+ */
+
+const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  spec_edit: () => import("./spec_edit_bench.ts"),
+  runs: () => import("./runs_bench.ts"),
+  journal: () => import("./journal_bench.ts"),
+  stats: () => import("./stats_bench.ts"),
+};
+
+const wanted = Deno.args.length
+  ? Object.keys(modules).filter((m) => Deno.args.some((a) => m.includes(a)))
+  : Object.keys(modules);
+console.log(
+  `framework benchmarks on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}\n`,
+);
+for (const name of wanted) {
+  console.log(`== ${name}`);
+  await (await modules[name]!()).run();
+  console.log("");
+}

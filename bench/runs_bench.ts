@@ -1,0 +1,72 @@
+/**
+ * Runs per second and per-turn framework overhead for a 3-turn scripted harness with two tool calls,
+ * journal and hive on. The scripted model answers at once, so the time is the framework's own.
+ *
+ * @module
+ */
+
+import { stringify } from "yaml";
+import { closeHives } from "../lib/hive/open.ts";
+import { setFrameworkHome } from "../lib/paths.ts";
+import { startRun } from "../lib/runner/start_run.ts";
+import { fmt, measure, report } from "./measure.ts";
+
+/** Runs the benchmark. */
+export async function run(): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: "fw-bench-" });
+  setFrameworkHome(home);
+  const dir = `${home}/bench-harness`;
+  await Deno.mkdir(`${dir}/workspace`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/workspace/note.txt`, "a note\n".repeat(20));
+  await Deno.writeTextFile(
+    `${dir}/harness.yaml`,
+    stringify({
+      id: "bench-harness",
+      model: {
+        provider: "scripted",
+        pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+        replies: [
+          {
+            tool_calls: [{ name: "file_read", arguments: { path: "workspace/note.txt" } }],
+            usage: { input_tokens: 300, output_tokens: 20 },
+          },
+          {
+            tool_calls: [{ name: "list_files", arguments: { path: "workspace" } }],
+            usage: { input_tokens: 400, output_tokens: 20 },
+          },
+          {
+            text: "Done: the note is read and the folder listed.",
+            usage: { input_tokens: 500, output_tokens: 30 },
+          },
+        ],
+      },
+      instructions: "Read the note, list the folder, answer.",
+      tools: [{ builtin: "file_read" }, { builtin: "list_files" }],
+    }),
+  );
+  try {
+    const timing = await measure(300, async () => {
+      const r = await (await startRun(dir, { input: "go" })).result;
+      if (r.status !== "success") throw new Error(r.error?.message);
+    });
+    report("3-turn run, 2 tool calls, journal + hive", {
+      runs_per_s: fmt(timing.per_second),
+      mean: fmt(timing.mean_ms, " ms"),
+      p99: fmt(timing.p99_ms, " ms"),
+      per_turn_overhead: fmt(timing.mean_ms / 3, " ms"),
+    });
+    const parallel = 10;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: parallel }, async () => {
+      for (let i = 0; i < 30; i++) await (await startRun(dir, { input: "go" })).result;
+    }));
+    const seconds = (performance.now() - t0) / 1000;
+    report(`same, ${parallel} runs at a time in one process`, {
+      runs_per_s: fmt((parallel * 30) / seconds),
+    });
+  } finally {
+    closeHives();
+    setFrameworkHome(undefined);
+    await Deno.remove(home, { recursive: true });
+  }
+}
