@@ -14,11 +14,9 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { type CliResult, runCli } from "../helpers/cli.ts";
+import { humanError, type Json, jsonError, jsonOk } from "../helpers/cli_assert.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
 
 const RUN_ID = /^run_[0-9A-Z]{26}$/;
 const STATUSES = ["success", "verify_failed", "guardrail_halt", "max_turns", "error"];
@@ -108,49 +106,6 @@ function cli(
   opts: { cwd?: string; stdin?: string } = {},
 ): Promise<CliResult> {
   return runCli(args, { home, ...opts });
-}
-
-/** Asserts stdout is exactly one JSON document on a single line and returns it parsed. */
-function oneJsonDocument(r: CliResult): Json {
-  assert.ok(r.stdout.endsWith("\n"), `stdout ends with a newline: ${JSON.stringify(r.stdout)}`);
-  assert.equal(r.stdout.trimEnd().split("\n").length, 1, `one line on stdout: ${r.stdout}`);
-  try {
-    return JSON.parse(r.stdout);
-  } catch (err) {
-    assert.fail(`stdout is not one JSON document (${(err as Error).message}): ${r.stdout}`);
-  }
-}
-
-/** Asserts a `--json` success (`{ok: true, data}`) with an exit code; returns `data`. */
-function jsonOk(r: CliResult, code = 0): Json {
-  assert.equal(r.code, code, `exit code (stderr: ${r.stderr}, stdout: ${r.stdout})`);
-  const doc = oneJsonDocument(r);
-  assert.equal(doc.ok, true, r.stdout);
-  assert.ok("data" in doc);
-  assert.equal("error" in doc, false);
-  return doc.data;
-}
-
-/** Asserts a `--json` failure of a kind with an exit code; returns `error`. */
-function jsonError(r: CliResult, kind: string, code: number): Json {
-  assert.equal(r.code, code, `exit code (stderr: ${r.stderr}, stdout: ${r.stdout})`);
-  const doc = oneJsonDocument(r);
-  assert.equal(doc.ok, false, r.stdout);
-  assert.equal("data" in doc, false);
-  assert.equal(doc.error.kind, kind, doc.error.message);
-  assert.equal(typeof doc.error.message, "string");
-  assert.ok(doc.error.message.length > 0);
-  assert.equal(typeof doc.error.details, "object");
-  assert.notEqual(doc.error.details, null);
-  return doc.error;
-}
-
-/** Asserts a human failure: exit code, nothing on stdout, `error: …` on stderr; returns stderr. */
-function humanError(r: CliResult, code: number): string {
-  assert.equal(r.code, code, `exit code (stdout: ${r.stdout}, stderr: ${r.stderr})`);
-  assert.equal(r.stdout, "", "nothing on stdout");
-  assert.ok(r.stderr.startsWith("error:"), `stderr starts with "error:": ${r.stderr}`);
-  return r.stderr;
 }
 
 /** Asserts an object has at least these keys. */
