@@ -6,8 +6,9 @@
  */
 
 import type { ModelSpec } from "../spec/schema.ts";
+import { createAiSdkProvider } from "./ai_sdk.ts";
 import { createScriptedModel } from "./scripted.ts";
-import { type ModelProvider, ProviderError } from "./types.ts";
+import type { ModelProvider } from "./types.ts";
 
 /** What a provider may need besides the model block. */
 export interface ProviderContext {
@@ -19,13 +20,10 @@ export interface ProviderContext {
  * Creates a model provider.
  *
  * @param model The model block.
- * @param _ctx The harness context.
+ * @param ctx The harness context.
  * @returns The provider.
  */
-export function createProvider(model: ModelSpec, _ctx: ProviderContext): ModelProvider {
+export function createProvider(model: ModelSpec, ctx: ProviderContext): ModelProvider {
   if (model.provider === "scripted") return createScriptedModel(model);
-  throw new ProviderError(`The ${model.provider} provider is not available in this build`, {
-    code: "unsupported_provider",
-    retryable: false,
-  });
+  return createAiSdkProvider(model, ctx.harnessDir);
 }

@@ -50,6 +50,8 @@ export interface ModelResponse {
   /** Whether `usage` came from the provider (false: estimated from characters). */
   usage_reported: boolean;
   finish_reason?: string;
+  /** Provider warnings (unsupported settings and the like), journalled by the runner. */
+  warnings?: string[];
 }
 
 /** A model behind one provider. */
@@ -69,6 +71,8 @@ export class ProviderError extends Error {
   readonly retryable: boolean;
   /** A short normalised reason for failure signatures: `http_429`, `timeout`, `malformed`, ... */
   readonly code: string;
+  /** The provider's `Retry-After` hint, in seconds. */
+  retryAfterS?: number;
 
   /**
    * @param message What went wrong.

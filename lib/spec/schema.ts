@@ -109,7 +109,10 @@ const scriptedReply = z.strictObject({
   error: z.strictObject({
     status: z.number().int().optional(),
     message: z.string(),
-  }).optional().describe("Fail this model call as a provider would"),
+    retry_after_s: z.number().nonnegative().optional().describe(
+      "The Retry-After hint of a 429 or 5xx",
+    ),
+  }).optional().describe("Fail this model call as a provider would (429 and 5xx are retried)"),
 }).describe("One scripted model reply");
 
 /** The `model` block (also used by `evolution.model`). */

@@ -1,12 +1,14 @@
 /**
- * `validateHarness`: the full check of a harness folder, reporting every issue without throwing for
- * an invalid spec.
+ * `validateHarness`: the full check of a harness folder (YAML, schema, cross-field rules, warnings and
+ * code refs), reporting every issue without throwing for an invalid spec.
  *
  * @module
  */
 
+import { trustedEntryFor } from "../trust/store.ts";
+import { checkCodeRefs } from "./check_code_refs.ts";
+import { positionOf, sortIssues, type SpecIssue } from "./issues.ts";
 import { checkHarness, hasErrors } from "./load.ts";
-import type { SpecIssue } from "./issues.ts";
 import { specVersion } from "./version.ts";
 
 /** The result of {@link validateHarness}. */
@@ -19,23 +21,48 @@ export interface ValidationResult {
   spec_version?: string;
 }
 
+/** Options of {@link validateHarness}. */
+export interface ValidateOptions {
+  /** Check code refs (default true). Code is only loaded in a trusted folder. */
+  code?: boolean;
+}
+
 /**
- * Validates a harness folder: YAML, schema, cross-field rules and warnings.
+ * Validates a harness folder: YAML, schema, cross-field rules, warnings, and its code refs (the
+ * module exists, loads and exports the named function).
  *
  * @example
  * ```ts
  * const { valid, issues } = await validateHarness("./harnesses/hello");
  * ```
  * @param harnessDir The harness folder.
+ * @param options Whether to check code refs.
  * @returns `{valid, issues}`.
  */
-export async function validateHarness(harnessDir: string): Promise<ValidationResult> {
-  const { parsed } = await checkHarness(harnessDir);
-  const valid = !!parsed.spec && !hasErrors(parsed.issues);
+export async function validateHarness(
+  harnessDir: string,
+  options: ValidateOptions = {},
+): Promise<ValidationResult> {
+  const { dir, parsed } = await checkHarness(harnessDir);
+  const issues = [...parsed.issues];
+  if (parsed.spec && !hasErrors(issues) && options.code !== false) {
+    const trusted = !!(await trustedEntryFor(dir));
+    for (const p of await checkCodeRefs(dir, parsed.spec, trusted)) {
+      issues.push({
+        ...p,
+        ...positionOf(
+          parsed.doc,
+          parsed.lineCounter,
+          p.path.split(".").map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+        ),
+      });
+    }
+  }
+  const valid = !!parsed.spec && !hasErrors(issues);
   const id = (parsed.value as { id?: unknown } | undefined)?.id;
   return {
     valid,
-    issues: parsed.issues,
+    issues: sortIssues(issues),
     ...(typeof id === "string" ? { id } : {}),
     ...(valid ? { spec_version: specVersion(parsed.value) } : {}),
   };

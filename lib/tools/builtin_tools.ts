@@ -12,6 +12,11 @@ import { resolveSafePath } from "../fs/safe_path.ts";
 import { BUILTINS } from "../spec/builtins.ts";
 import { stringArg, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
+/** A builtin tool: its result is always plain text. */
+export type BuiltinTool = Omit<Tool, "run"> & {
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+};
+
 const DEFAULT_MAX_BYTES = 256 * 1024;
 const DEFAULT_MAX_ENTRIES = 500;
 
@@ -31,7 +36,7 @@ function pathSchema(description: string) {
   return { type: "string", description };
 }
 
-function fileRead(options: Record<string, unknown>): Tool {
+function fileRead(options: Record<string, unknown>): BuiltinTool {
   const maxBytes = (options.max_bytes as number | undefined) ?? DEFAULT_MAX_BYTES;
   return {
     source: "builtin",
@@ -68,7 +73,7 @@ function fileRead(options: Record<string, unknown>): Tool {
   };
 }
 
-function fileWrite(options: Record<string, unknown>): Tool {
+function fileWrite(options: Record<string, unknown>): BuiltinTool {
   const maxBytes = (options.max_bytes as number | undefined) ?? DEFAULT_MAX_BYTES;
   return {
     source: "builtin",
@@ -102,7 +107,7 @@ function fileWrite(options: Record<string, unknown>): Tool {
   };
 }
 
-function listFiles(options: Record<string, unknown>): Tool {
+function listFiles(options: Record<string, unknown>): BuiltinTool {
   const maxEntries = (options.max_entries as number | undefined) ?? DEFAULT_MAX_ENTRIES;
   return {
     source: "builtin",
@@ -147,7 +152,7 @@ function listFiles(options: Record<string, unknown>): Tool {
   };
 }
 
-function loadSkill(): Tool {
+function loadSkill(): BuiltinTool {
   return {
     source: "builtin",
     spec: {
@@ -175,7 +180,9 @@ function loadSkill(): Tool {
 }
 
 /** Factories of the builtin tools by name. */
-export const BUILTIN_TOOLS: Readonly<Record<string, (options: Record<string, unknown>) => Tool>> = {
+export const BUILTIN_TOOLS: Readonly<
+  Record<string, (options: Record<string, unknown>) => BuiltinTool>
+> = {
   file_read: fileRead,
   file_write: fileWrite,
   list_files: listFiles,

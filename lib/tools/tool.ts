@@ -27,8 +27,15 @@ export interface Tool {
   spec: ToolSpec;
   /** Where it comes from: `builtin` or `code`. */
   source: "builtin" | "code" | "mcp";
-  /** Runs a call and returns the text the model sees. */
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+  /** Runs a call and returns the text the model sees (code tools add their console lines). */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
+}
+
+/** What a tool returns besides plain text. */
+export interface ToolOutput {
+  content: string;
+  /** Console lines captured from code. */
+  logs?: string[];
 }
 
 /** A tool call that failed in a way the model should see. */

@@ -1,5 +1,6 @@
 /**
- * The tools of a run: the spec's `tools` entries, plus `load_skill` when the harness has skills.
+ * The tools of a run: the spec's `tools` entries (builtins and sandboxed code), plus `load_skill` when
+ * the harness has skills.
  *
  * @module
  */
@@ -7,6 +8,8 @@
 import { entryName } from "../spec/entries.ts";
 import type { HarnessSpec } from "../spec/schema.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
+import { buildCodeTool, type CodeToolEntry } from "./code_tool.ts";
+import type { SandboxPool } from "./sandbox.ts";
 import type { Tool } from "./tool.ts";
 
 /** A tool entry that could not be made into a tool, and why. */
@@ -22,17 +25,23 @@ export interface Toolset {
 }
 
 /**
- * Builds the tools of a spec. Entries with a name override keep their builtin behaviour under that name.
+ * Builds the tools of a spec. Entries with a name override keep their behaviour under that name.
+ * A code tool whose module or export is missing is left out and reported as a problem.
  *
  * @example
  * ```ts
- * const { tools } = buildToolset(spec);
- * tools.get("file_read")?.spec.parameters;
+ * const { tools } = await buildToolset(spec, sandboxes, 60);
  * ```
  * @param spec The spec snapshot.
+ * @param sandboxes Where code tools run (omit to skip code tools, e.g. for a dry run).
+ * @param defaultTimeoutS Time limit of code tools without `timeout_s`.
  * @returns The tools and any problems.
  */
-export function buildToolset(spec: HarnessSpec): Toolset {
+export async function buildToolset(
+  spec: HarnessSpec,
+  sandboxes?: SandboxPool,
+  defaultTimeoutS = 60,
+): Promise<Toolset> {
   const tools = new Map<string, Tool>();
   const problems: ToolProblem[] = [];
   for (const entry of spec.tools ?? []) {
@@ -53,8 +62,19 @@ export function buildToolset(spec: HarnessSpec): Toolset {
           description: typeof e.description === "string" ? e.description : tool.spec.description,
         },
       });
-    } else {
-      problems.push({ name, message: "Code tools arrive with the sandboxed code runner" });
+      continue;
+    }
+    if (!sandboxes) {
+      problems.push({ name, message: "Code tools are not loaded here" });
+      continue;
+    }
+    try {
+      tools.set(
+        name,
+        await buildCodeTool(e as unknown as CodeToolEntry, name, sandboxes, defaultTimeoutS),
+      );
+    } catch (err) {
+      problems.push({ name, message: (err as Error).message });
     }
   }
   if (spec.skills?.length && !tools.has("load_skill")) {

@@ -66,6 +66,7 @@ function mixedModel(): Record<string, unknown> {
   ], {
     name: "test-script",
     pricing: PRICING,
+    max_retries: 0,
     scenarios: [
       { match: "^loop", replies: [call("still 1"), call("still 2"), call("still 3")] },
       {

@@ -13,6 +13,7 @@ Deno.test("harnessStats() counts statuses, cost, turns, the median duration and 
   const dir = await writeHarness(tmp.path, "mix", {
     model: {
       ...scripted([{ text: "fine", usage }]),
+      max_retries: 0,
       pricing,
       scenarios: [
         { match: "^fail", replies: [{ error: { status: 503, message: "down" } }] },

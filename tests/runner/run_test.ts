@@ -106,9 +106,20 @@ Deno.test("startRun() error: provider failures, exhausted scripts, timeouts and 
   const cases: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
     [
       "a provider 500",
-      scripted([{ error: { status: 500, message: "upstream broke" } }]),
+      scripted([{ error: { status: 500, message: "upstream broke" } }], { max_retries: 0 }),
       {},
       "error:provider:http_500",
+    ],
+    [
+      "a 503 still failing after retries",
+      scripted(
+        [1, 2, 3].map(() => ({ error: { status: 503, message: "down", retry_after_s: 0 } })),
+        {
+          max_retries: 2,
+        },
+      ),
+      {},
+      "error:provider:http_503",
     ],
     [
       "an exhausted script",
@@ -291,4 +302,25 @@ Deno.test("startRun() runs 20 runs at once in one process", async () => {
   assert.ok(results.every((r) => r.status === "success"));
   assert.equal(new Set(results.map((r) => r.run_id)).size, 20);
   assert.equal(listRuns(openHive(), "many", { limit: 100 }).length, 20);
+});
+
+Deno.test("startRun() retries a 429 and journals each retry", async () => {
+  await using _home = await tempHome();
+  await using tmp = await tempDir();
+  const dir = await writeHarness(tmp.path, "retry", {
+    model: scripted([
+      { error: { status: 429, message: "slow down", retry_after_s: 0 } },
+      { error: { status: 502, message: "bad gateway", retry_after_s: 0 } },
+      { text: "made it" },
+    ]),
+  });
+  const run = await startRun(dir, { input: "go" });
+  const result = await run.result;
+  assert.equal(result.status, "success");
+  assert.equal(result.output, "made it");
+  assert.equal(result.turns, 1, "retries are part of one model call");
+  const retries = run.events.snapshot().filter((e) => e.type === "model_retry").map((
+    e,
+  ) => [e.payload.attempt, e.payload.status]);
+  assert.deepEqual(retries, [[1, 429], [2, 502]]);
 });

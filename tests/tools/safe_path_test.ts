@@ -13,7 +13,7 @@ import { traceDir as traceDirOf } from "../../lib/paths.ts";
 import { startRun } from "../../lib/runner/start_run.ts";
 import { loadSpec } from "../../lib/spec/load.ts";
 import type { HarnessSpec } from "../../lib/spec/schema.ts";
-import { BUILTIN_TOOLS } from "../../lib/tools/builtin_tools.ts";
+import { BUILTIN_TOOLS, type BuiltinTool } from "../../lib/tools/builtin_tools.ts";
 import { type Tool, type ToolContext, ToolError } from "../../lib/tools/tool.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
@@ -243,7 +243,7 @@ const ALLOWED: { path: string; relative: string }[] = [
   { path: "dotenv.md", relative: "dotenv.md" },
 ];
 
-function tool(name: string): Tool {
+function tool(name: string): BuiltinTool {
   const make = BUILTIN_TOOLS[name];
   assert.ok(make, `builtin tool ${name} exists`);
   return make({});

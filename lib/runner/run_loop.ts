@@ -1,0 +1,396 @@
+/**
+ * The agent loop of one run: guardrails on the input, then turns (one model call plus the tool calls
+ * it asked for) until a final answer, which the validators check. Controls are drained only at turn
+ * boundaries. Every outcome, including failures, ends in exactly one status and one `run_finished`.
+ *
+ * @module
+ */
+
+import type { JournalEvent } from "../journal/event.ts";
+import type { JournalWriter } from "../journal/writer.ts";
+import { costOf, priceOf } from "../models/pricing.ts";
+import type { ProviderContext } from "../models/registry.ts";
+import { withRetries } from "../models/retry.ts";
+import { type Message, type ModelProvider, ProviderError, type ToolCall } from "../models/types.ts";
+import type { LoadedSpec } from "../spec/load.ts";
+import type { ModelSpec } from "../spec/schema.ts";
+import { createSandboxPool } from "../tools/sandbox.ts";
+import { type Tool, ToolError } from "../tools/tool.ts";
+import { buildToolset } from "../tools/toolset.ts";
+import type { ControlQueue } from "./controls.ts";
+import type { EventStream } from "./event_stream.ts";
+import { failureSignature } from "./failure_signature.ts";
+import { buildGuardrails, firstTrip, type GuardState } from "./guardrails.ts";
+import { buildHooks } from "./hooks.ts";
+import { composeSystemPrompt } from "./prompt.ts";
+import type { RunResult, RunStatus } from "./types.ts";
+import { buildValidators } from "./validators.ts";
+
+/** Limits applied when the spec sets none. */
+export const DEFAULT_LIMITS = { max_turns: 10, timeout_s: 600, tool_timeout_s: 60 } as const;
+
+/** Everything the loop needs, prepared by `startRun`. */
+export interface LoopContext {
+  run_id: string;
+  loaded: LoadedSpec;
+  traceDir: string;
+  inputText: string;
+  input_file: string | undefined;
+  started: Date;
+  journal: JournalWriter;
+  events: EventStream<JournalEvent>;
+  controls: ControlQueue;
+  signal: AbortSignal | undefined;
+  parentRunId: string | null;
+  makeProvider: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
+}
+
+/** Why a run ended before a normal final answer. */
+class RunStop extends Error {
+  constructor(readonly status: RunStatus, readonly reason: string[], message: string) {
+    super(message);
+  }
+}
+
+type Emit = (type: string, payload: Record<string, unknown>) => JournalEvent;
+
+/** Races a promise against a time limit and the run's abort signal. */
+async function withTimeout<T>(promise: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ToolError("timeout", `The tool did not finish within ${ms / 1000} s`)),
+      ms,
+    );
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, stop]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort!);
+  }
+}
+
+/**
+ * Runs the loop to its end. Never rejects: every failure becomes a status.
+ *
+ * @param ctx The prepared run.
+ * @returns The run result.
+ */
+export async function runLoop(ctx: LoopContext): Promise<RunResult> {
+  const { loaded, journal } = ctx;
+  const spec = loaded.spec;
+  const emit: Emit = (type, payload) => {
+    const event = journal.append(type, payload);
+    ctx.events.push(event);
+    return event;
+  };
+  const limits = { ...DEFAULT_LIMITS, ...spec.limits };
+  const timeoutSignal = AbortSignal.timeout(limits.timeout_s * 1000);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeoutSignal]) : timeoutSignal;
+  const sandboxes = createSandboxPool(loaded.dir);
+  const system = composeSystemPrompt(spec);
+  const price = priceOf(spec.model);
+  let turns = 0;
+  let cost = 0;
+  let toolCalls = 0;
+  let output = "";
+  let status: RunStatus = "success";
+  let reason: string[] = [];
+  let message = "";
+  const hooks = buildHooks(spec, sandboxes, limits.tool_timeout_s, emit);
+
+  try {
+    const toolset = await buildToolset(spec, sandboxes, limits.tool_timeout_s);
+    const toolSpecs = [...toolset.tools.values()].map((t) => t.spec);
+    const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s);
+    const validators = buildValidators(spec, sandboxes, limits.tool_timeout_s);
+    const started = emit("run_started", {
+      run_id: ctx.run_id,
+      harness_id: spec.id,
+      spec_version: loaded.version,
+      input: ctx.inputText,
+      ...(ctx.input_file ? { input_file: ctx.input_file } : {}),
+      parent_run_id: ctx.parentRunId,
+      model: { provider: spec.model.provider, name: spec.model.name ?? null },
+      limits,
+      system,
+      tools: toolSpecs,
+      guardrails: guardrails.map((g) => ({ name: g.name, kind: g.kind })),
+      validators: validators.map((v) => ({ name: v.name, kind: v.kind })),
+    });
+    for (const p of toolset.problems) {
+      emit("warning", { code: "tool_unavailable", tool: p.name, message: p.message });
+    }
+    await hooks("run_start", started.payload);
+
+    const guard = async (state: Omit<GuardState, "input" | "cost_usd" | "tool_calls" | "turn">) => {
+      const trip = await firstTrip(guardrails, {
+        ...state,
+        input: ctx.inputText,
+        cost_usd: cost,
+        tool_calls: toolCalls,
+        turn: turns,
+      });
+      if (!trip) return;
+      emit("guardrail", {
+        name: trip.guardrail.name,
+        kind: trip.guardrail.kind,
+        stage: state.stage,
+        turn: turns,
+        reason: trip.reason,
+      });
+      throw new RunStop(
+        "guardrail_halt",
+        [trip.guardrail.name],
+        `${trip.guardrail.name}: ${trip.reason}`,
+      );
+    };
+    await guard({ stage: "input" });
+
+    const provider = withRetries(
+      ctx.makeProvider(spec.model, { harnessDir: loaded.dir }),
+      { maxRetries: spec.model.max_retries ?? 3 },
+      (notice) => emit("model_retry", { turn: turns, ...notice }),
+    );
+    const messages: Message[] = [];
+    let pending: Message[] = [{ role: "user", content: ctx.inputText }];
+    let warnedPrice = false;
+    while (true) {
+      ctx.controls.drain();
+      if (signal.aborted) throw signal.reason;
+      if (turns >= limits.max_turns) {
+        throw new RunStop(
+          "max_turns",
+          [],
+          `The run used all ${limits.max_turns} turns without a final answer`,
+        );
+      }
+      turns += 1;
+      messages.push(...pending);
+      const call = emit("model_call", {
+        turn: turns,
+        model: { provider: provider.provider, name: provider.model },
+        append: pending,
+        message_count: messages.length,
+        tools: toolSpecs.map((t) => t.name),
+      });
+      pending = [];
+      await hooks("before_model_call", call.payload);
+      const t0 = performance.now();
+      const response = await provider.generate({
+        system,
+        messages: [...messages],
+        tools: toolSpecs,
+        input: ctx.inputText,
+        signal,
+      });
+      const callCost = costOf(response.usage, price);
+      cost += callCost;
+      emit("model_response", {
+        turn: turns,
+        text: response.text,
+        tool_calls: response.tool_calls,
+        usage: response.usage,
+        usage_reported: response.usage_reported,
+        cost_usd: callCost,
+        latency_ms: Math.round(performance.now() - t0),
+        finish_reason: response.finish_reason ?? null,
+      });
+      for (const w of response.warnings ?? []) {
+        emit("warning", { code: "provider_warning", message: w });
+      }
+      if (!price && !warnedPrice && spec.model.provider !== "scripted") {
+        warnedPrice = true;
+        emit("warning", {
+          code: "unknown_price",
+          message:
+            `No price is known for ${spec.model.provider}:${spec.model.name}; cost counts as 0. Set model.pricing.`,
+        });
+      }
+      await guard({ stage: "model_response", text: response.text });
+      pending.push({
+        role: "assistant",
+        content: response.text,
+        ...(response.tool_calls.length ? { tool_calls: response.tool_calls } : {}),
+      });
+      output = response.text;
+      if (response.tool_calls.length === 0) break;
+      for (const toolCall of response.tool_calls) {
+        toolCalls += 1;
+        await guard({
+          stage: "tool_call",
+          tool: { name: toolCall.name, arguments: toolCall.arguments ?? {} },
+        });
+        const result = await runToolCall(
+          ctx,
+          toolCall,
+          turns,
+          toolset.tools,
+          limits.tool_timeout_s,
+          signal,
+          emit,
+        );
+        await hooks("after_tool_call", result.event.payload);
+        pending.push(result.message);
+      }
+    }
+
+    const verdicts = [];
+    for (const v of validators) {
+      const verdict = await v.validate(output);
+      emit("verify", {
+        name: v.name,
+        kind: v.kind,
+        ok: verdict.ok,
+        ...(verdict.reason ? { reason: verdict.reason } : {}),
+      });
+      verdicts.push({ validator: v, verdict });
+    }
+    const failed = verdicts.filter((x) => !x.verdict.ok);
+    if (failed.length) {
+      const first = failed[0]!.validator;
+      throw new RunStop(
+        "verify_failed",
+        first.name === first.kind ? [first.kind] : [first.kind, first.name],
+        failed.map((f) => `${f.validator.name}: ${f.verdict.reason}`).join("; "),
+      );
+    }
+  } catch (err) {
+    ({ status, reason, message } = classify(err, ctx.signal, timeoutSignal, limits.timeout_s));
+    if (status === "guardrail_halt") output = "";
+  }
+  const ended = new Date();
+  const result: RunResult = {
+    run_id: ctx.run_id,
+    harness_id: spec.id,
+    status,
+    output,
+    cost_usd: Math.round(cost * 1e9) / 1e9,
+    turns,
+    started_at: ctx.started.toISOString(),
+    ended_at: ended.toISOString(),
+    duration_ms: ended.getTime() - ctx.started.getTime(),
+    spec_version: loaded.version,
+    ...(status === "success" ? {} : { error: { reason: reason.join(":") || status, message } }),
+    failure_signature: failureSignature(status, reason),
+    parent_run_id: ctx.parentRunId,
+  };
+  try {
+    if (journal.count() === 0) {
+      emit("run_started", {
+        run_id: ctx.run_id,
+        harness_id: spec.id,
+        spec_version: loaded.version,
+        input: ctx.inputText,
+      });
+    }
+    await hooks("run_end", { ...result });
+    emit("run_finished", { ...result });
+  } finally {
+    sandboxes.close();
+    journal.close();
+  }
+  return result;
+}
+
+async function runToolCall(
+  ctx: LoopContext,
+  call: ToolCall,
+  turn: number,
+  tools: Map<string, Tool>,
+  toolTimeoutS: number,
+  signal: AbortSignal,
+  emit: Emit,
+): Promise<{ message: Message; event: JournalEvent }> {
+  emit("tool_call", { turn, id: call.id, name: call.name, arguments: call.arguments });
+  const t0 = performance.now();
+  const tool = tools.get(call.name);
+  let content: string;
+  let logs: string[] | undefined;
+  let error: { code: string; message: string } | undefined;
+  try {
+    if (!tool) {
+      throw new ToolError(
+        "unknown_tool",
+        `No tool named ${JSON.stringify(call.name)}; tools: ${
+          [...tools.keys()].join(", ") || "none"
+        }`,
+      );
+    }
+    // Code tools enforce their own limit (they kill their sandbox); this outer limit is a backstop.
+    const out = await withTimeout(
+      tool.run(call.arguments ?? {}, {
+        harnessDir: ctx.loaded.dir,
+        traceDir: ctx.traceDir,
+        spec: ctx.loaded.spec,
+        runId: ctx.run_id,
+        signal,
+      }),
+      toolTimeoutS * 1000 + (tool.source === "code" ? 5000 : 0),
+      signal,
+    );
+    content = typeof out === "string" ? out : out.content;
+    logs = typeof out === "string" ? undefined : out.logs;
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    error = err instanceof ToolError
+      ? { code: err.code, message: err.message }
+      : { code: "failed", message: (err as Error)?.message ?? String(err) };
+    logs = (err as { logs?: string[] }).logs;
+    content = `Error (${error.code}): ${error.message}`;
+  }
+  const event = emit("tool_result", {
+    turn,
+    id: call.id,
+    name: call.name,
+    ok: !error,
+    ...(error ? { error } : { content }),
+    ...(logs?.length ? { logs } : {}),
+    duration_ms: Math.round(performance.now() - t0),
+  });
+  return {
+    message: {
+      role: "tool",
+      tool_call_id: call.id,
+      name: call.name,
+      content,
+      ...(error ? { is_error: true } : {}),
+    },
+    event,
+  };
+}
+
+function classify(
+  err: unknown,
+  external: AbortSignal | undefined,
+  timeout: AbortSignal,
+  timeoutS: number,
+): { status: RunStatus; reason: string[]; message: string } {
+  if (err instanceof RunStop) {
+    return { status: err.status, reason: err.reason, message: err.message };
+  }
+  if (external?.aborted && !timeout.aborted) {
+    return { status: "error", reason: ["stopped"], message: "The run was stopped" };
+  }
+  if (timeout.aborted) {
+    return {
+      status: "error",
+      reason: ["timeout"],
+      message: `The run did not finish within ${timeoutS} s (limits.timeout_s)`,
+    };
+  }
+  if (err instanceof ProviderError) {
+    return { status: "error", reason: ["provider", err.code], message: err.message };
+  }
+  console.error("internal error in a run:", err);
+  return {
+    status: "error",
+    reason: ["internal"],
+    message: "The run failed unexpectedly; the details were logged on stderr",
+  };
+}

@@ -1,0 +1,383 @@
+/**
+ * Running harness code safely: every code ref (tools, guardrails, validators, hooks, playbook gates)
+ * runs outside the framework's own process, with permissions narrowed to reading the harness folder
+ * and writing its `workspace/`, plus only what the spec's `permissions` grant: no other files, no
+ * network, no subprocesses, no environment. Each call has a time limit; a call that overruns is
+ * stopped by killing its process.
+ *
+ * The sandbox is a child `deno run` process with `--allow-read/--allow-write/...` flags, because Deno
+ * 2.9's `Worker.terminate()` cannot stop an endless loop (the thread keeps a core busy;
+ * denoland/deno#35657). Where no `deno` executable exists (a compiled binary) a narrowed Worker is used.
+ *
+ * @module
+ */
+
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { FrameworkError } from "../errors.ts";
+import { resolveSafePath } from "../fs/safe_path.ts";
+import { workspaceDir } from "../paths.ts";
+import type { SandboxResponse } from "./sandbox_protocol.ts";
+import { ToolError } from "./tool.ts";
+
+/** Grants beyond the default sandbox (the spec's `permissions`). */
+export interface Grant {
+  read?: string[];
+  write?: string[];
+  net?: string[];
+  env?: string[];
+}
+
+/** What an export looks like, from {@link Sandbox.describe}. */
+export interface ExportInfo {
+  exported: boolean;
+  type: string;
+  schema?: Record<string, unknown>;
+  description?: string;
+}
+
+/** A sandbox for one permission set. */
+export interface Sandbox {
+  /** Calls `export(args, ctx)` of a code ref; the value and captured console lines. */
+  call(
+    ref: string,
+    args: unknown,
+    ctx: unknown,
+    timeoutMs: number,
+  ): Promise<{ value: unknown; logs: string[] }>;
+  /** Loads a module and describes one export. */
+  describe(ref: string, timeoutMs?: number): Promise<ExportInfo>;
+  /** Stops the sandbox. */
+  close(): void;
+}
+
+/** How requests reach the sandbox and answers come back. */
+interface Transport {
+  send(message: unknown): void;
+  kill(): void;
+}
+
+/**
+ * Splits a code ref into module path and export name.
+ *
+ * @param ref `path/module.ts#export`.
+ * @returns The parts.
+ */
+export function splitCodeRef(ref: string): { path: string; name: string } {
+  const hash = ref.lastIndexOf("#");
+  return { path: ref.slice(0, hash), name: ref.slice(hash + 1) };
+}
+
+/** The resolved permission lists of a sandbox. */
+interface Permissions {
+  read: string[];
+  write: string[];
+  net: string[];
+  env: string[];
+}
+
+function permissionsFor(harnessDir: string, grant: Grant): Permissions {
+  const rel = (p: string) => resolve(harnessDir, p);
+  return {
+    read: [harnessDir, ...(grant.read ?? []).map(rel)],
+    write: [workspaceDir(harnessDir), ...(grant.write ?? []).map(rel)],
+    net: grant.net ?? [],
+    env: grant.env ?? [],
+  };
+}
+
+/**
+ * The `deno run` flags of a sandbox process: only what is listed is allowed; everything else
+ * (run, ffi, sys, other files, network, environment) is denied without prompting.
+ *
+ * @param harnessDir The harness folder.
+ * @param grant Extra grants.
+ * @returns The flags.
+ */
+export function sandboxFlags(harnessDir: string, grant: Grant = {}): string[] {
+  const p = permissionsFor(harnessDir, grant);
+  return [
+    `--allow-read=${p.read.join(",")}`,
+    `--allow-write=${p.write.join(",")}`,
+    ...(p.net.length ? [`--allow-net=${p.net.join(",")}`] : []),
+    ...(p.env.length ? [`--allow-env=${p.env.join(",")}`] : []),
+    "--no-prompt",
+  ];
+}
+
+/** Whether a `deno` executable runs this process (so child processes can be started). */
+function canSpawnDeno(): boolean {
+  const mode = Deno.env.get("FRAMEWORK_SANDBOX");
+  if (mode === "worker") return false;
+  if (mode === "process") return true;
+  return /^deno(\.exe)?$/i.test(basename(Deno.execPath()));
+}
+
+function processTransport(
+  harnessDir: string,
+  grant: Grant,
+  onMessage: (m: SandboxResponse) => void,
+  onExit: (why: string) => void,
+): Transport {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", "NO_COLOR"]) {
+    const v = Deno.env.get(name);
+    if (v !== undefined) env[name] = v;
+  }
+  for (const name of grant.env ?? []) {
+    const v = Deno.env.get(name);
+    if (v !== undefined) env[name] = v;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-lock",
+      ...sandboxFlags(harnessDir, grant),
+      new URL("./sandbox_child.ts", import.meta.url).href,
+    ],
+    cwd: harnessDir,
+    clearEnv: true,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  let stderrTail = "";
+  let killed = false;
+  (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of child.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        try {
+          onMessage(JSON.parse(line));
+        } catch {
+          // not a protocol line
+        }
+      }
+    }
+  })().catch(() => {});
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderrTail = (stderrTail + decoder.decode(chunk)).slice(-2000);
+    }
+  })().catch(() => {});
+  child.status.then((s) => {
+    if (!killed) {
+      onExit(
+        `The code process exited (code ${s.code})${
+          stderrTail ? `: ${stderrTail.trim().split("\n").slice(-3).join(" ")}` : ""
+        }`,
+      );
+    }
+  });
+  return {
+    send(message) {
+      writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(() => {});
+    },
+    kill() {
+      if (killed) return;
+      killed = true;
+      writer.close().catch(() => {});
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+function workerTransport(
+  harnessDir: string,
+  grant: Grant,
+  onMessage: (m: SandboxResponse) => void,
+  onExit: (why: string) => void,
+): Transport {
+  const p = permissionsFor(harnessDir, grant);
+  const worker = new Worker(new URL("./sandbox_worker.ts", import.meta.url).href, {
+    type: "module",
+    deno: {
+      permissions: {
+        read: p.read,
+        write: p.write,
+        net: p.net.length ? p.net : false,
+        env: p.env.length ? p.env : false,
+        run: false,
+        ffi: false,
+        sys: false,
+        import: false,
+      },
+    },
+  } as WorkerOptions);
+  worker.onmessage = (e: MessageEvent) => onMessage(e.data);
+  worker.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    onExit(`The code crashed: ${e.message}`);
+  };
+  return { send: (m) => worker.postMessage(m), kill: () => worker.terminate() };
+}
+
+function toToolError(error: { name: string; message: string }): ToolError {
+  if (error.name === "NotCapable" || error.name === "PermissionDenied") {
+    return new ToolError("permission_denied", `The sandbox denied it: ${error.message}`);
+  }
+  return new ToolError("failed", `${error.name}: ${error.message}`);
+}
+
+type Pending = {
+  resolve: (v: { value: unknown; logs: string[] }) => void;
+  reject: (e: unknown) => void;
+};
+
+/**
+ * Creates a sandbox for a harness and a permission set. It starts on first use and restarts after a
+ * call is stopped.
+ *
+ * @example
+ * ```ts
+ * const box = createSandbox("/h");
+ * const { value } = await box.call("tools/lookup.ts#lookup", { id: 1 }, {}, 10_000);
+ * box.close();
+ * ```
+ * @param harnessDir The harness folder (absolute, symlinks resolved).
+ * @param grant Extra grants from the spec.
+ * @returns The sandbox.
+ */
+export function createSandbox(harnessDir: string, grant: Grant = {}): Sandbox {
+  let transport: Transport | undefined;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  const failAll = (err: unknown) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  const stop = () => {
+    transport?.kill();
+    transport = undefined;
+  };
+  const start = (): Transport => {
+    if (transport) return transport;
+    const onMessage = (m: SandboxResponse) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve({ value: m.value, logs: m.logs });
+      else p.reject(Object.assign(toToolError(m.error!), { logs: m.logs }));
+    };
+    const onExit = (why: string) => {
+      transport = undefined;
+      failAll(new ToolError("failed", why));
+    };
+    transport = canSpawnDeno()
+      ? processTransport(harnessDir, grant, onMessage, onExit)
+      : workerTransport(harnessDir, grant, onMessage, onExit);
+    return transport;
+  };
+
+  const send = async (
+    op: "call" | "describe",
+    ref: string,
+    args: unknown,
+    ctx: unknown,
+    timeoutMs: number,
+  ) => {
+    const { path, name } = splitCodeRef(ref);
+    let url: string;
+    try {
+      url = pathToFileURL((await resolveSafePath(harnessDir, path)).absolute).href;
+    } catch (err) {
+      if (err instanceof FrameworkError) {
+        throw new ToolError("refused", `Code ref ${JSON.stringify(ref)}: ${err.message}`);
+      }
+      throw err;
+    }
+    const t = start();
+    const id = nextId++;
+    return await new Promise<{ value: unknown; logs: string[] }>((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        // Code cannot be interrupted from outside: stop the whole sandbox; it restarts on next use.
+        pending.delete(id);
+        stop();
+        failAll(
+          new ToolError("timeout", "Stopped together with a call that overran its time limit"),
+        );
+        reject(
+          new ToolError(
+            "timeout",
+            `${ref} did not finish within ${timeoutMs / 1000} s and was stopped`,
+          ),
+        );
+      }, timeoutMs);
+      pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolvePromise(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      t.send({ id, op, url, name, args, ctx });
+    });
+  };
+
+  return {
+    call: (ref, args, ctx, timeoutMs) => send("call", ref, args, ctx, timeoutMs),
+    async describe(ref, timeoutMs = 30_000) {
+      return (await send("describe", ref, undefined, undefined, timeoutMs)).value as ExportInfo;
+    },
+    close() {
+      stop();
+      failAll(new ToolError("failed", "The sandbox was closed"));
+    },
+  };
+}
+
+/** Sandboxes of one run, one per distinct permission set. */
+export interface SandboxPool {
+  /** The sandbox for a grant. */
+  for(grant?: Grant): Sandbox;
+  /** Stops every sandbox. */
+  close(): void;
+}
+
+/**
+ * Creates a pool of sandboxes for a run.
+ *
+ * @param harnessDir The harness folder.
+ * @returns The pool.
+ */
+export function createSandboxPool(harnessDir: string): SandboxPool {
+  const boxes = new Map<string, Sandbox>();
+  return {
+    for(grant = {}) {
+      const key = JSON.stringify([
+        grant.read ?? [],
+        grant.write ?? [],
+        grant.net ?? [],
+        grant.env ?? [],
+      ]);
+      let box = boxes.get(key);
+      if (!box) {
+        box = createSandbox(harnessDir, grant);
+        boxes.set(key, box);
+      }
+      return box;
+    },
+    close() {
+      for (const b of boxes.values()) b.close();
+      boxes.clear();
+    },
+  };
+}
