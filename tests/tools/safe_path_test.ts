@@ -14,7 +14,7 @@ import { startRun } from "../../lib/runner/start_run.ts";
 import { loadSpec } from "../../lib/spec/load.ts";
 import type { HarnessSpec } from "../../lib/spec/schema.ts";
 import { BUILTIN_TOOLS, type BuiltinTool } from "../../lib/tools/builtin_tools.ts";
-import { type Tool, type ToolContext, ToolError } from "../../lib/tools/tool.ts";
+import { type ToolContext, ToolError } from "../../lib/tools/tool.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 
