@@ -49,7 +49,7 @@ export const BUILTINS: Readonly<Record<EntryKind, Readonly<Record<string, Builti
   },
   guardrail: {
     max_cost: {
-      description: "Halt the run when its cost in USD would exceed `usd`.",
+      description: "Halt the run after the model call that takes its cost in USD over `usd`.",
       options: { usd: z.number().nonnegative() },
     },
     max_tool_calls: {
