@@ -9,6 +9,7 @@ import { stringify } from "yaml";
 import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
 import { startRun } from "../lib/runner/start_run.ts";
+import { trustFolder } from "../lib/trust/store.ts";
 import { fmt, measure, report } from "./measure.ts";
 
 /** Runs the benchmark. */
@@ -54,6 +55,42 @@ export async function run(): Promise<void> {
       mean: fmt(timing.mean_ms, " ms"),
       p99: fmt(timing.p99_ms, " ms"),
       per_turn_overhead: fmt(timing.mean_ms / 3, " ms"),
+    });
+    // A run with one code tool: the sandbox process starts once per run.
+    const codeDir = `${home}/code-harness`;
+    await Deno.mkdir(`${codeDir}/tools`, { recursive: true });
+    await Deno.writeTextFile(
+      `${codeDir}/tools/echo.ts`,
+      "export function echo(args: unknown) { return args; }\n",
+    );
+    await Deno.writeTextFile(
+      `${codeDir}/harness.yaml`,
+      stringify({
+        id: "code-harness",
+        model: {
+          provider: "scripted",
+          replies: [
+            {
+              tool_calls: [{ name: "echo", arguments: { n: 1 } }, {
+                name: "echo",
+                arguments: { n: 2 },
+              }],
+            },
+            { text: "done" },
+          ],
+        },
+        tools: [{ code: "tools/echo.ts#echo" }],
+      }),
+    );
+    await trustFolder(codeDir);
+    const code = await measure(30, async () => {
+      const r = await (await startRun(codeDir, { input: "go" })).result;
+      if (r.status !== "success") throw new Error(r.error?.message);
+    }, 3);
+    report("2-turn run with 2 sandboxed code-tool calls", {
+      mean: fmt(code.mean_ms, " ms"),
+      p99: fmt(code.p99_ms, " ms"),
+      vs_builtin_run: fmt(code.mean_ms / timing.mean_ms, "x"),
     });
     const parallel = 10;
     const t0 = performance.now();

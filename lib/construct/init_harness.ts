@@ -15,6 +15,7 @@ import { setInText } from "../spec/yaml_edit.ts";
 import { TEMPLATES } from "../templates/templates.ts";
 import { appendConstructionLog } from "./construction_log.ts";
 import { recordVersion } from "./mutate.ts";
+import { pathExists } from "../fs/exists.ts";
 
 /** Options of {@link initHarness}. */
 export interface InitOptions {
@@ -85,11 +86,11 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
     throw invalidSpecError(parsed.issues, "Cannot create the harness");
   }
 
-  const existed = await exists(target);
+  const existed = await pathExists(target);
   if (existed && !(await Deno.stat(target)).isDirectory) {
     throw badInput(`Cannot create a harness at ${JSON.stringify(dir)}: a file is in the way`);
   }
-  if (await exists(specPath(target))) {
+  if (await pathExists(specPath(target))) {
     throw badInput(
       `${JSON.stringify(dir)} already holds a harness.yaml; refusing to overwrite it`,
       { dir },
@@ -97,7 +98,7 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
   }
   const written: string[] = [];
   const createdDirs: string[] = [];
-  const stateExisted = await exists(join(target, ".framework"));
+  const stateExisted = await pathExists(join(target, ".framework"));
   try {
     await mkdirTracked(target, createdDirs);
     for (const [rel, content] of Object.entries(template.files)) {
@@ -139,18 +140,9 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Creates a folder and its missing parents, remembering which ones it created. */
 async function mkdirTracked(dir: string, created: string[]): Promise<void> {
-  if (await exists(dir)) return;
+  if (await pathExists(dir)) return;
   await mkdirTracked(dirname(dir), created);
   await Deno.mkdir(dir);
   created.push(dir);

@@ -92,7 +92,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   const limits = { ...DEFAULT_LIMITS, ...spec.limits };
   const timeoutSignal = AbortSignal.timeout(limits.timeout_s * 1000);
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeoutSignal]) : timeoutSignal;
-  const sandboxes = createSandboxPool(loaded.dir);
+  const sandboxes = createSandboxPool(loaded.dir, ctx.traceDir);
   const system = composeSystemPrompt(spec);
   const price = priceOf(spec.model);
   let turns = 0;
@@ -292,8 +292,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     await hooks("run_end", { ...result });
     emit("run_finished", { ...result });
   } finally {
-    sandboxes.close();
     journal.close();
+    await sandboxes.close();
   }
   return result;
 }
@@ -331,7 +331,7 @@ async function runToolCall(
         runId: ctx.run_id,
         signal,
       }),
-      toolTimeoutS * 1000 + (tool.source === "code" ? 5000 : 0),
+      (tool.timeout_s ?? toolTimeoutS) * 1000 + (tool.source === "code" ? 5000 : 0),
       signal,
     );
     content = typeof out === "string" ? out : out.content;

@@ -8,7 +8,8 @@
 
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import { createSandboxPool, splitCodeRef } from "../tools/sandbox.ts";
+import { traceDir } from "../paths.ts";
+import { createSandboxPool, type Grant, splitCodeRef } from "../tools/sandbox.ts";
 import { codeRefsOf } from "./code_refs.ts";
 import type { HarnessSpec } from "./schema.ts";
 
@@ -56,7 +57,9 @@ export async function checkCodeRefs(
   const refs = codeRefsOf(spec);
   const problems: CodeRefProblem[] = [];
   if (!refs.length) return problems;
-  const pool = trusted ? createSandboxPool(harnessDir) : undefined;
+  const pool = trusted
+    ? createSandboxPool(harnessDir, traceDir(harnessDir, spec.logging?.trace_dir))
+    : undefined;
   try {
     for (const use of refs) {
       const { path, name } = splitCodeRef(use.ref);
@@ -85,7 +88,10 @@ export async function checkCodeRefs(
       }
       if (pool) {
         try {
-          const info = await pool.for().describe(use.ref, 30_000);
+          const info = await pool.for(use.permissions as Grant | undefined).describe(
+            use.ref,
+            30_000,
+          );
           if (!info.exported) {
             problems.push({
               path: use.path,
@@ -125,7 +131,7 @@ export async function checkCodeRefs(
       }
     }
   } finally {
-    pool?.close();
+    await pool?.close();
   }
   return problems;
 }

@@ -14,6 +14,8 @@ export interface CodeRefUse {
   /** `path/module.ts#export`. */
   ref: string;
   kind: "tool" | "guardrail" | "validator" | "hook" | "playbook";
+  /** The entry's `permissions`, which the code needs to load too. */
+  permissions?: Record<string, unknown>;
 }
 
 /**
@@ -32,8 +34,15 @@ export function codeRefsOf(spec: HarnessSpec): CodeRefUse[] {
   ];
   for (const [path, list, kind] of lists) {
     list?.forEach((e, i) => {
-      const code = (e as { code?: unknown }).code;
-      if (typeof code === "string") out.push({ path: `${path}.${i}.code`, ref: code, kind });
+      const { code, permissions } = e as { code?: unknown; permissions?: Record<string, unknown> };
+      if (typeof code === "string") {
+        out.push({
+          path: `${path}.${i}.code`,
+          ref: code,
+          kind,
+          ...(permissions ? { permissions } : {}),
+        });
+      }
     });
   }
   spec.playbooks?.forEach((p, i) => {

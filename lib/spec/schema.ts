@@ -49,6 +49,9 @@ const permissions = z.strictObject({
   write: z.array(z.string()).optional().describe("Extra paths the code may write"),
   net: z.array(z.string()).optional().describe("Hosts the code may reach (host or host:port)"),
   env: z.array(z.string()).optional().describe("Environment variables the code may read"),
+  imports: z.boolean().optional().describe(
+    "Allow remote, npm: and jsr: imports (they reach the network)",
+  ),
 }).describe("Grants beyond the default sandbox (read the harness folder, write workspace/)");
 
 const codeCommon = {

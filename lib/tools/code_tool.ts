@@ -7,7 +7,7 @@
  */
 
 import { compileJsonSchema, type SchemaCheck } from "../json_schema.ts";
-import type { SandboxPool } from "./sandbox.ts";
+import type { Grant, SandboxPool } from "./sandbox.ts";
 import { type Tool, ToolError } from "./tool.ts";
 
 /** A code tool entry of the spec. */
@@ -17,7 +17,7 @@ export interface CodeToolEntry {
   description?: string;
   schema?: Record<string, unknown>;
   timeout_s?: number;
-  permissions?: { read?: string[]; write?: string[]; net?: string[]; env?: string[] };
+  permissions?: Grant;
 }
 
 const ANY_OBJECT = { type: "object", additionalProperties: true };
@@ -51,9 +51,11 @@ export async function buildCodeTool(
   } catch {
     check = undefined; // a schema zod cannot import is still sent to the model, unchecked here
   }
-  const timeoutMs = (entry.timeout_s ?? defaultTimeoutS) * 1000;
+  const timeoutS = entry.timeout_s ?? defaultTimeoutS;
+  const timeoutMs = timeoutS * 1000;
   return {
     source: "code",
+    timeout_s: timeoutS,
     spec: {
       name,
       description: entry.description ?? info.description ?? `Code tool ${name} (${entry.code})`,

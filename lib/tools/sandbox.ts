@@ -26,6 +26,8 @@ export interface Grant {
   write?: string[];
   net?: string[];
   env?: string[];
+  /** Allow imports of remote, `npm:` and `jsr:` modules (they fetch from the network). */
+  imports?: boolean;
 }
 
 /** What an export looks like, from {@link Sandbox.describe}. */
@@ -47,14 +49,15 @@ export interface Sandbox {
   ): Promise<{ value: unknown; logs: string[] }>;
   /** Loads a module and describes one export. */
   describe(ref: string, timeoutMs?: number): Promise<ExportInfo>;
-  /** Stops the sandbox. */
-  close(): void;
+  /** Stops the sandbox; resolves once its process is gone. */
+  close(): Promise<void>;
 }
 
 /** How requests reach the sandbox and answers come back. */
 interface Transport {
   send(message: unknown): void;
-  kill(): void;
+  /** Stops the sandbox; resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -71,36 +74,79 @@ export function splitCodeRef(ref: string): { path: string; name: string } {
 /** The resolved permission lists of a sandbox. */
 interface Permissions {
   read: string[];
+  /** Sensitive paths inside the readable folders, denied even though their folder is allowed. */
+  denyRead: string[];
   write: string[];
   net: string[];
   env: string[];
+  imports: boolean;
 }
 
-function permissionsFor(harnessDir: string, grant: Grant): Permissions {
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+
+/**
+ * The sensitive paths inside a harness folder that code must not read although it may read the
+ * folder: `.framework/` (keys, trust, logs, traces), every `.env*` file or folder (credentials), and a
+ * trace folder moved inside the harness. Found case-insensitively; the walk is bounded.
+ *
+ * @param harnessDir The harness folder.
+ * @param traceDir The trace folder, when configured.
+ * @returns Absolute paths.
+ */
+export function sensitivePathsIn(harnessDir: string, traceDir?: string): string[] {
+  const out: string[] = [];
+  let budget = 5000;
+  const walk = (dir: string) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(dir)];
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (--budget < 0) return;
+      const lower = e.name.toLowerCase();
+      const path = `${dir}/${e.name}`;
+      if (lower === ".framework" || lower.startsWith(".env")) out.push(path);
+      else if (e.isDirectory && !SKIP_DIRS.has(e.name)) walk(path);
+    }
+  };
+  walk(harnessDir);
+  if (traceDir && traceDir.startsWith(harnessDir + "/")) out.push(traceDir);
+  return out;
+}
+
+function permissionsFor(harnessDir: string, grant: Grant, traceDir?: string): Permissions {
   const rel = (p: string) => resolve(harnessDir, p);
   return {
     read: [harnessDir, ...(grant.read ?? []).map(rel)],
+    denyRead: sensitivePathsIn(harnessDir, traceDir),
     write: [workspaceDir(harnessDir), ...(grant.write ?? []).map(rel)],
     net: grant.net ?? [],
     env: grant.env ?? [],
+    imports: grant.imports === true,
   };
 }
 
 /**
- * The `deno run` flags of a sandbox process: only what is listed is allowed; everything else
- * (run, ffi, sys, other files, network, environment) is denied without prompting.
+ * The `deno run` flags of a sandbox process: only what is listed is allowed; sensitive paths inside
+ * the folder are denied; everything else (run, ffi, sys, other files, network, environment, remote
+ * and package imports) is denied without prompting.
  *
  * @param harnessDir The harness folder.
  * @param grant Extra grants.
+ * @param traceDir The trace folder, denied when it lies inside the harness.
  * @returns The flags.
  */
-export function sandboxFlags(harnessDir: string, grant: Grant = {}): string[] {
-  const p = permissionsFor(harnessDir, grant);
+export function sandboxFlags(harnessDir: string, grant: Grant = {}, traceDir?: string): string[] {
+  const p = permissionsFor(harnessDir, grant, traceDir);
   return [
     `--allow-read=${p.read.join(",")}`,
+    ...(p.denyRead.length ? [`--deny-read=${p.denyRead.join(",")}`] : []),
     `--allow-write=${p.write.join(",")}`,
     ...(p.net.length ? [`--allow-net=${p.net.join(",")}`] : []),
     ...(p.env.length ? [`--allow-env=${p.env.join(",")}`] : []),
+    ...(p.imports ? [] : ["--no-remote", "--no-npm"]),
     "--no-prompt",
   ];
 }
@@ -116,11 +162,13 @@ function canSpawnDeno(): boolean {
 function processTransport(
   harnessDir: string,
   grant: Grant,
+  traceDir: string | undefined,
   onMessage: (m: SandboxResponse) => void,
   onExit: (why: string) => void,
+  onStray: (text: string) => void,
 ): Transport {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", "NO_COLOR"]) {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
     const v = Deno.env.get(name);
     if (v !== undefined) env[name] = v;
   }
@@ -133,7 +181,7 @@ function processTransport(
       "run",
       "--quiet",
       "--no-lock",
-      ...sandboxFlags(harnessDir, grant),
+      ...sandboxFlags(harnessDir, grant, traceDir),
       new URL("./sandbox_child.ts", import.meta.url).href,
     ],
     cwd: harnessDir,
@@ -145,32 +193,48 @@ function processTransport(
   }).spawn();
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
+  // Answers come behind "\x1e<nonce>"; anything else on stdout is the code's own output.
+  const nonce = crypto.randomUUID();
+  const marker = `\x1e${nonce}`;
+  writer.write(encoder.encode(nonce + "\n")).catch(() => {});
   let stderrTail = "";
   let killed = false;
-  (async () => {
+  const stdoutDone = (async () => {
     const decoder = new TextDecoder();
     let buffer = "";
     for await (const chunk of child.stdout) {
       buffer += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        try {
-          onMessage(JSON.parse(line));
-        } catch {
-          // not a protocol line
+      while (true) {
+        const at = buffer.indexOf(marker);
+        if (at < 0) {
+          // Keep a tail that could be the start of a marker; the rest is stray output.
+          const keep = Math.max(0, buffer.length - marker.length);
+          if (keep > 0) {
+            onStray(buffer.slice(0, keep));
+            buffer = buffer.slice(keep);
+          }
+          break;
         }
+        const end = buffer.indexOf("\n", at);
+        if (end < 0) break;
+        if (at > 0) onStray(buffer.slice(0, at));
+        try {
+          onMessage(JSON.parse(buffer.slice(at + marker.length, end)));
+        } catch {
+          // a damaged answer: its call times out
+        }
+        buffer = buffer.slice(end + 1);
       }
     }
   })().catch(() => {});
-  (async () => {
+  const stderrDone = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
       stderrTail = (stderrTail + decoder.decode(chunk)).slice(-2000);
     }
   })().catch(() => {});
-  child.status.then((s) => {
+  const exited = child.status.then(async (s) => {
+    await Promise.all([stdoutDone, stderrDone]);
     if (!killed) {
       onExit(
         `The code process exited (code ${s.code})${
@@ -184,14 +248,16 @@ function processTransport(
       writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(() => {});
     },
     kill() {
-      if (killed) return;
-      killed = true;
-      writer.close().catch(() => {});
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
+      if (!killed) {
+        killed = true;
+        writer.close().catch(() => {});
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
       }
+      return exited;
     },
   };
 }
@@ -202,6 +268,7 @@ function workerTransport(
   onMessage: (m: SandboxResponse) => void,
   onExit: (why: string) => void,
 ): Transport {
+  // Workers cannot deny paths inside an allowed folder (p.denyRead); only this fallback has that gap.
   const p = permissionsFor(harnessDir, grant);
   const worker = new Worker(new URL("./sandbox_worker.ts", import.meta.url).href, {
     type: "module",
@@ -223,10 +290,22 @@ function workerTransport(
     e.preventDefault();
     onExit(`The code crashed: ${e.message}`);
   };
-  return { send: (m) => worker.postMessage(m), kill: () => worker.terminate() };
+  return {
+    send: (m) => worker.postMessage(m),
+    kill: () => {
+      worker.terminate();
+      return Promise.resolve();
+    },
+  };
 }
 
 function toToolError(error: { name: string; message: string }): ToolError {
+  if (/--no-remote|--no-npm/.test(error.message)) {
+    return new ToolError(
+      "permission_denied",
+      `The sandbox denied an import: ${error.message}; grant permissions.imports to allow it`,
+    );
+  }
   if (error.name === "NotCapable" || error.name === "PermissionDenied") {
     return new ToolError("permission_denied", `The sandbox denied it: ${error.message}`);
   }
@@ -252,17 +331,23 @@ type Pending = {
  * @param grant Extra grants from the spec.
  * @returns The sandbox.
  */
-export function createSandbox(harnessDir: string, grant: Grant = {}): Sandbox {
+export function createSandbox(harnessDir: string, grant: Grant = {}, traceDir?: string): Sandbox {
   let transport: Transport | undefined;
   let nextId = 1;
   const pending = new Map<number, Pending>();
+  const stopping = new Set<Promise<void>>();
+  let stray: string[] = [];
 
   const failAll = (err: unknown) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
   const stop = () => {
-    transport?.kill();
+    if (transport) {
+      const gone = transport.kill();
+      stopping.add(gone);
+      gone.finally(() => stopping.delete(gone));
+    }
     transport = undefined;
   };
   const start = (): Transport => {
@@ -271,15 +356,21 @@ export function createSandbox(harnessDir: string, grant: Grant = {}): Sandbox {
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
-      if (m.ok) p.resolve({ value: m.value, logs: m.logs });
-      else p.reject(Object.assign(toToolError(m.error!), { logs: m.logs }));
+      const logs = stray.length ? [...m.logs, ...stray.map((t) => `[stdout] ${t}`)] : m.logs;
+      stray = [];
+      if (m.ok) p.resolve({ value: m.value, logs });
+      else p.reject(Object.assign(toToolError(m.error!), { logs }));
+    };
+    const onStray = (text: string) => {
+      const trimmed = text.replace(/\n+$/, "");
+      if (trimmed && stray.length < 200) stray.push(trimmed.slice(0, 2000));
     };
     const onExit = (why: string) => {
       transport = undefined;
       failAll(new ToolError("failed", why));
     };
     transport = canSpawnDeno()
-      ? processTransport(harnessDir, grant, onMessage, onExit)
+      ? processTransport(harnessDir, grant, traceDir, onMessage, onExit, onStray)
       : workerTransport(harnessDir, grant, onMessage, onExit);
     return transport;
   };
@@ -337,9 +428,10 @@ export function createSandbox(harnessDir: string, grant: Grant = {}): Sandbox {
     async describe(ref, timeoutMs = 30_000) {
       return (await send("describe", ref, undefined, undefined, timeoutMs)).value as ExportInfo;
     },
-    close() {
+    async close() {
       stop();
       failAll(new ToolError("failed", "The sandbox was closed"));
+      await Promise.all([...stopping]);
     },
   };
 }
@@ -348,8 +440,8 @@ export function createSandbox(harnessDir: string, grant: Grant = {}): Sandbox {
 export interface SandboxPool {
   /** The sandbox for a grant. */
   for(grant?: Grant): Sandbox;
-  /** Stops every sandbox. */
-  close(): void;
+  /** Stops every sandbox; resolves once they are gone. */
+  close(): Promise<void>;
 }
 
 /**
@@ -358,7 +450,7 @@ export interface SandboxPool {
  * @param harnessDir The harness folder.
  * @returns The pool.
  */
-export function createSandboxPool(harnessDir: string): SandboxPool {
+export function createSandboxPool(harnessDir: string, traceDir?: string): SandboxPool {
   const boxes = new Map<string, Sandbox>();
   return {
     for(grant = {}) {
@@ -367,17 +459,19 @@ export function createSandboxPool(harnessDir: string): SandboxPool {
         grant.write ?? [],
         grant.net ?? [],
         grant.env ?? [],
+        !!grant.imports,
       ]);
       let box = boxes.get(key);
       if (!box) {
-        box = createSandbox(harnessDir, grant);
+        box = createSandbox(harnessDir, grant, traceDir);
         boxes.set(key, box);
       }
       return box;
     },
-    close() {
-      for (const b of boxes.values()) b.close();
+    async close() {
+      const all = [...boxes.values()];
       boxes.clear();
+      await Promise.all(all.map((b) => b.close()));
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
- * The sandbox child process: one JSON request per stdin line, one JSON answer per stdout line. The
- * parent starts it with narrowed `--allow-*` flags and kills it when a call overruns.
+ * The sandbox child process: one JSON request per stdin line; each answer is written to stdout behind
+ * a per-process marker (`\x1e` + a random nonce), so whatever the code itself writes to stdout is
+ * told apart (and kept as logs) instead of corrupting the protocol. The first stdin line is the nonce.
+ * The parent starts this process with narrowed `--allow-*` flags and kills it when a call overruns.
  *
  * @module
  */
@@ -10,6 +12,7 @@ import { captureConsole, handleSandboxRequest, type SandboxRequest } from "./san
 captureConsole();
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+let nonce: string | undefined;
 let buffer = "";
 for await (const chunk of Deno.stdin.readable) {
   buffer += decoder.decode(chunk, { stream: true });
@@ -18,7 +21,11 @@ for await (const chunk of Deno.stdin.readable) {
     const line = buffer.slice(0, nl);
     buffer = buffer.slice(nl + 1);
     if (!line.trim()) continue;
+    if (nonce === undefined) {
+      nonce = line.trim();
+      continue;
+    }
     const answer = await handleSandboxRequest(JSON.parse(line) as SandboxRequest);
-    await Deno.stdout.write(encoder.encode(JSON.stringify(answer) + "\n"));
+    await Deno.stdout.write(encoder.encode(`\n\x1e${nonce}${JSON.stringify(answer)}\n`));
   }
 }

@@ -27,6 +27,8 @@ export interface Tool {
   spec: ToolSpec;
   /** Where it comes from: `builtin` or `code`. */
   source: "builtin" | "code" | "mcp";
+  /** Its own time limit in seconds, when it has one (else `limits.tool_timeout_s`). */
+  timeout_s?: number;
   /** Runs a call and returns the text the model sees (code tools add their console lines). */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutput>;
 }

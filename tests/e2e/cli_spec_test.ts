@@ -635,6 +635,14 @@ Deno.test("framework add appends skills, tools, validators and guardrails", asyn
   });
 
   await t.step("the spec stays valid and the log has one add line per entry", async () => {
+    // validate checks code refs too: the added tool's module must exist and export it.
+    const missing = jsonOk(await cli(["validate", dir, "--json"], home.path), 2);
+    assert.deepEqual(missing.issues.map((i: { path: string }) => i.path), ["tools.1.code"]);
+    await Deno.mkdir(join(dir, "tools"), { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, "tools/lookup.ts"),
+      "export function lookup() {\n  return 1;\n}\n",
+    );
     jsonOk(await cli(["validate", dir, "--json"], home.path));
     const adds = (await readLog(dir)).filter((e) => e.op === "add");
     assert.deepEqual(adds.map((e) => [e.path, e.old]), [
