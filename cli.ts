@@ -14,6 +14,7 @@
  */
 
 import { Command, CommanderError } from "commander";
+import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
@@ -36,8 +37,13 @@ export function buildProgram(): Command {
   registerSpecCommands(program);
   registerTrustCommand(program);
   registerRunCommands(program);
-  for (const cmd of program.commands) cmd.exitOverride();
+  registerKeysCommands(program);
   return program;
+}
+
+/** Every command of the tree, the root included. */
+function allCommands(cmd: Command): Command[] {
+  return [cmd, ...cmd.commands.flatMap((c) => allCommands(c as Command))];
 }
 
 /**
@@ -52,8 +58,7 @@ export async function main(args: string[]): Promise<void> {
   let captured = "";
   if (json) {
     const capture = { writeOut: (s: string) => void (captured += s), outputError: () => {} };
-    program.configureOutput(capture);
-    for (const cmd of program.commands) cmd.configureOutput(capture);
+    for (const cmd of allCommands(program)) cmd.configureOutput(capture);
   }
   try {
     if (args.length === 0) {
@@ -75,10 +80,16 @@ export async function main(args: string[]): Promise<void> {
         }
         Deno.exit(0);
       }
-      const verb = args.find((a) => !a.startsWith("-"));
-      const help = verb && program.commands.some((c) => c.name() === verb)
-        ? `framework ${verb} --help`
-        : "framework --help";
+      // Name the deepest known verb in the hint: `framework keys sign --help`.
+      const words: string[] = [];
+      let cmd: Command = program;
+      for (const a of args) {
+        const sub = cmd.commands.find((c) => c.name() === a) as Command | undefined;
+        if (!sub) break;
+        words.push(a);
+        cmd = sub;
+      }
+      const help = `framework ${[...words, "--help"].join(" ")}`;
       const message = err.message.replace(/^error: /, "");
       Deno.exit(reportError(badInput(`Usage error: ${message}; see \`${help}\``), json));
     }

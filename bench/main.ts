@@ -10,6 +10,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   runs: () => import("./runs_bench.ts"),
   journal: () => import("./journal_bench.ts"),
   stats: () => import("./stats_bench.ts"),
+  auth: () => import("./auth_bench.ts"),
 };
 
 const wanted = Deno.args.length

@@ -1,0 +1,236 @@
+/**
+ * Bearer-token verification for the control plane. The key store is read fresh on every call (no
+ * cache), so a revocation takes effect on the very next request, and an unreadable store refuses
+ * everything. Messages say which rule failed and never echo the token.
+ *
+ * @module
+ */
+
+import { compactVerify } from "jose";
+import { FrameworkError } from "../errors.ts";
+import { fromBase64Url, verifyKeyOf } from "./key_material.ts";
+import { type AuthorizedKey, CorruptStoreError, readKeyStore } from "./key_store.ts";
+import { covers, effectiveScopes } from "./scopes.ts";
+import { MAX_TTL_SECONDS } from "./tokens.ts";
+
+/** Who made an authenticated request. */
+export interface Principal {
+  key_id: string;
+  /** The key's name in the store. */
+  name: string;
+  /** The token's `sub`. */
+  subject: string | null;
+  /** What the request may do: the intersection of the key's and the token's scopes. */
+  scopes: string[];
+  jti: string | null;
+  expires_at: string;
+}
+
+/** Options of {@link authenticate}. */
+export interface AuthenticateOptions {
+  /** The served harness id: a token with `aud` must name it. */
+  audience?: string;
+  /** The current time in seconds (tests). */
+  now?: number;
+}
+
+/** Accepted `alg` values: EdDSA (RFC 8037) and Ed25519 (RFC 9864). */
+const ALGORITHMS = ["EdDSA", "Ed25519"];
+/** Headers that would let a token pick its own key; never honoured. */
+const KEY_HEADERS = ["jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256"];
+/** How far in the future `iat` may be (clock skew). */
+const IAT_LEEWAY_S = 60;
+
+function unauthorized(message: string): FrameworkError {
+  return new FrameworkError("unauthorized", message);
+}
+
+function decodeJson(segment: string): Record<string, unknown> | undefined {
+  const bytes = fromBase64Url(segment);
+  if (!bytes) return undefined;
+  try {
+    const v = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return v && typeof v === "object" && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Extracts the bearer token of an `Authorization` header.
+ *
+ * @param header The header value.
+ * @returns The token.
+ */
+export function bearerToken(header: string | null): string {
+  if (header === null || header.trim() === "") {
+    throw unauthorized(
+      "Missing bearer token: send `Authorization: Bearer <token>` (mint one with `framework keys sign`)",
+    );
+  }
+  const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+  if (!m) throw unauthorized("The Authorization header must be `Bearer <token>`");
+  return m[1]!;
+}
+
+async function verifyWith(token: string, key: AuthorizedKey): Promise<Uint8Array | undefined> {
+  try {
+    const { payload } = await compactVerify(token, await verifyKeyOf(key.public_key), {
+      algorithms: ALGORITHMS,
+    });
+    return payload;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Authenticates a request for a scope.
+ *
+ * @example
+ * ```ts
+ * const who = await authenticate(request, storePath, "run", { audience: "support-bot" });
+ * ```
+ * @param request The request (only its `Authorization` header is read), or the header value.
+ * @param storePath The authorized-key store.
+ * @param requiredScope The scope the endpoint needs, or null for "any valid token".
+ * @param options The served harness id, the time.
+ * @returns The principal.
+ * @throws FrameworkError `unauthorized` (401), `forbidden` (403), or `internal` (500) for a corrupt store.
+ */
+export async function authenticate(
+  request: Request | string | null,
+  storePath: string,
+  requiredScope: string | null,
+  options: AuthenticateOptions = {},
+): Promise<Principal> {
+  const header = request instanceof Request ? request.headers.get("authorization") : request;
+  const token = bearerToken(header);
+  const parts = token.split(".");
+  if (
+    parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || !parts[0] ||
+    !parts[1] || !parts[2]
+  ) {
+    throw unauthorized("Malformed token: expected a compact JWS (three base64url parts)");
+  }
+  const protectedHeader = decodeJson(parts[0]);
+  if (!protectedHeader) throw unauthorized("Malformed token: the header is not base64url JSON");
+  const alg = protectedHeader.alg;
+  if (typeof alg !== "string" || !ALGORITHMS.includes(alg)) {
+    throw unauthorized(
+      `Token algorithm ${
+        JSON.stringify(alg ?? null)
+      } is not accepted: tokens are signed with EdDSA (ed25519)`,
+    );
+  }
+  const embedded = KEY_HEADERS.filter((h) => h in protectedHeader);
+  if (embedded.length) {
+    throw unauthorized(
+      `The token header carries ${embedded.join(", ")}; keys are only taken from the store`,
+    );
+  }
+  if ("crit" in protectedHeader) {
+    throw unauthorized("The token header has critical extensions this server does not understand");
+  }
+  if (protectedHeader.b64 !== undefined) {
+    throw unauthorized("Unencoded-payload tokens are not accepted");
+  }
+  const kid = protectedHeader.kid;
+  if (kid !== undefined && typeof kid !== "string") {
+    throw unauthorized("The token's kid is not a string");
+  }
+
+  let keys: AuthorizedKey[];
+  try {
+    keys = await readKeyStore(storePath);
+  } catch (err) {
+    if (err instanceof CorruptStoreError) {
+      console.error(
+        `error: the authorized-key store ${err.path} is unusable (${err.why}); refusing every request`,
+      );
+    }
+    throw err;
+  }
+  let candidates: AuthorizedKey[];
+  if (kid !== undefined) {
+    const matches = keys.filter((k) => k.key_id === kid);
+    if (!matches.length) throw unauthorized("The token's key is not authorized here (unknown kid)");
+    candidates = matches.filter((k) => k.revoked_at === null);
+    if (!candidates.length) throw unauthorized("The token's key has been revoked");
+  } else {
+    candidates = keys.filter((k) => k.revoked_at === null);
+  }
+  let key: AuthorizedKey | undefined;
+  let payloadBytes: Uint8Array | undefined;
+  for (const k of candidates) {
+    payloadBytes = await verifyWith(token, k);
+    if (payloadBytes) {
+      key = k;
+      break;
+    }
+  }
+  if (!key || !payloadBytes) {
+    throw unauthorized(
+      kid !== undefined
+        ? "Invalid token signature"
+        : "The token is not signed by any authorized key",
+    );
+  }
+
+  let claims: Record<string, unknown>;
+  try {
+    claims = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payloadBytes));
+    if (!claims || typeof claims !== "object" || Array.isArray(claims)) throw new Error();
+  } catch {
+    throw unauthorized("Malformed token: the claims are not a JSON object");
+  }
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const { exp, iat, nbf, aud } = claims;
+  if (typeof exp !== "number" || typeof iat !== "number") {
+    throw unauthorized("The token must carry numeric exp and iat claims");
+  }
+  if (exp <= now) {
+    throw unauthorized("The token has expired; mint a new one with `framework keys sign`");
+  }
+  if (iat > now + IAT_LEEWAY_S) {
+    throw unauthorized("The token was issued in the future (iat); check the clocks");
+  }
+  if (exp - iat > MAX_TTL_SECONDS) {
+    throw unauthorized(`The token lives longer than the 7-day maximum (${MAX_TTL_SECONDS} s)`);
+  }
+  if (exp < iat) throw unauthorized("The token expires before it was issued");
+  if (nbf !== undefined && (typeof nbf !== "number" || nbf > now + IAT_LEEWAY_S)) {
+    throw unauthorized("The token is not valid yet (nbf)");
+  }
+  if (aud !== undefined) {
+    const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : null;
+    if (!audiences || !options.audience || !audiences.includes(options.audience)) {
+      throw unauthorized("The token is bound to another harness (aud)");
+    }
+  }
+  const tokenScopes = typeof claims.scope === "string"
+    ? claims.scope.split(/\s+/).filter(Boolean)
+    : [];
+  if (
+    requiredScope !== null &&
+    !(covers(key.scopes, requiredScope) && covers(tokenScopes, requiredScope))
+  ) {
+    throw new FrameworkError(
+      "forbidden",
+      `This needs scope ${JSON.stringify(requiredScope)}: the key holds ${
+        JSON.stringify(key.scopes.join(" ") || "nothing")
+      } and the token carries ${
+        JSON.stringify(tokenScopes.join(" ") || "nothing")
+      }; both must cover it`,
+      { required_scope: requiredScope },
+    );
+  }
+  return {
+    key_id: key.key_id,
+    name: key.name,
+    subject: typeof claims.sub === "string" ? claims.sub : null,
+    scopes: effectiveScopes(key.scopes, tokenScopes),
+    jti: typeof claims.jti === "string" ? claims.jti : null,
+    expires_at: new Date(exp * 1000).toISOString(),
+  };
+}

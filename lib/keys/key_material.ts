@@ -1,0 +1,140 @@
+/**
+ * Ed25519 key material: PKCS#8 PEM private keys (the format of `openssl genpkey -algorithm ed25519`),
+ * raw 32-byte public keys in base64url (43 characters), and key ids (RFC 7638 JWK thumbprints).
+ *
+ * @module
+ */
+
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  exportPKCS8,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+} from "jose";
+import { badInput } from "../errors.ts";
+
+/** The wire form of a public key: raw 32 bytes, base64url without padding. */
+export const PUBLIC_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Decodes base64url (padding optional).
+ *
+ * @param text The text.
+ * @returns The bytes, or undefined when it is not base64url.
+ */
+export function fromBase64Url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return undefined;
+  const b64 = text.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
+  try {
+    const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Encodes bytes as base64url without padding.
+ *
+ * @param bytes The bytes.
+ * @returns The text.
+ */
+export function toBase64Url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * Checks a public key given by a user: base64url of exactly 32 bytes.
+ *
+ * @param publicKey The text.
+ * @returns The canonical 43-character form.
+ */
+export function checkPublicKey(publicKey: string): string {
+  const bytes = fromBase64Url(publicKey.trim());
+  if (!bytes || bytes.length !== 32) {
+    throw badInput(
+      "Invalid public key: expected the raw 32-byte ed25519 key in base64url (43 characters), as printed by `framework keys generate`",
+      { length: bytes?.length ?? null },
+    );
+  }
+  return toBase64Url(bytes);
+}
+
+/**
+ * The key id of a public key: the RFC 7638 thumbprint (SHA-256, base64url) of its JWK.
+ *
+ * @example
+ * ```ts
+ * await keyIdOf("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"); // "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+ * ```
+ * @param publicKey The raw public key, base64url.
+ * @returns 43 characters.
+ */
+export function keyIdOf(publicKey: string): Promise<string> {
+  return calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: publicKey }, "sha256");
+}
+
+const verifyKeys = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * The verification key of a public key (cached by key: imports are pure; revocation is decided by the
+ * store, which is read on every request).
+ *
+ * @param publicKey The raw public key, base64url.
+ * @returns The CryptoKey.
+ */
+export function verifyKeyOf(publicKey: string): Promise<CryptoKey> {
+  let key = verifyKeys.get(publicKey);
+  if (!key) {
+    key = importJWK({ kty: "OKP", crv: "Ed25519", x: publicKey }, "EdDSA") as Promise<CryptoKey>;
+    verifyKeys.set(publicKey, key);
+    key.catch(() => verifyKeys.delete(publicKey));
+  }
+  return key;
+}
+
+/** A private key loaded from a PEM file. */
+export interface SigningKey {
+  privateKey: CryptoKey;
+  public_key: string;
+  key_id: string;
+}
+
+/**
+ * Generates a new ed25519 key pair.
+ *
+ * @returns The PKCS#8 PEM of the private key, the public key and the key id.
+ */
+export async function newKeyPair(): Promise<{ pem: string; public_key: string; key_id: string }> {
+  const { publicKey, privateKey } = await generateKeyPair("EdDSA", {
+    crv: "Ed25519",
+    extractable: true,
+  });
+  const pem = await exportPKCS8(privateKey);
+  const x = (await exportJWK(publicKey)).x!;
+  return { pem, public_key: x, key_id: await keyIdOf(x) };
+}
+
+/**
+ * Loads a PKCS#8 PEM ed25519 private key (from `framework keys generate` or openssl).
+ *
+ * @param pem The PEM text.
+ * @returns The signing key with its public key and key id.
+ */
+export async function signingKeyFromPem(pem: string): Promise<SigningKey> {
+  let privateKey: CryptoKey;
+  try {
+    privateKey = await importPKCS8(pem, "EdDSA", { extractable: true });
+  } catch {
+    throw badInput(
+      "The key file is not an ed25519 private key in PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)",
+    );
+  }
+  const jwk = await exportJWK(privateKey);
+  if (jwk.crv !== "Ed25519" || !jwk.x) throw badInput("The key file is not an ed25519 private key");
+  return { privateKey, public_key: jwk.x, key_id: await keyIdOf(jwk.x) };
+}
