@@ -69,7 +69,7 @@ export function registerKeysCommands(program: Command): void {
             `Key id:      ${data.key_id}`,
             "",
             "Send the public key to the operator, who runs on the deploy box:",
-            `  framework keys authorize ${name} -- ${data.public_key} --harness <dir> --scope run`,
+            `  framework keys authorize --harness <dir> --scope run -- ${name} ${data.public_key}`,
             "Then mint tokens here with:",
             `  framework keys sign --key ${data.path} --scope run`,
           ].join("\n"),
@@ -166,6 +166,11 @@ export function registerKeysCommands(program: Command): void {
       "use this key store instead of <harness>/.framework/authorized_keys.json",
     )
     .option("--json", "print the ok-wrapped JSON result")
+    .addHelpText(
+      "after",
+      "\nA key id that begins with '-' looks like an option: put -- before it, e.g.\n" +
+        "  framework keys revoke --harness ./h -- -dJEs...",
+    )
     .action((keyId: string, o: StoreOptions) =>
       runVerb(o, async () => {
         const data = await revokeKey(await storePath(o), keyId);
