@@ -14,6 +14,7 @@
  */
 
 import { Command, CommanderError } from "commander";
+import { registerControlPlaneCommand } from "./cli/commands/control_plane_command.ts";
 import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerTrustCommand(program);
   registerRunCommands(program);
   registerKeysCommands(program);
+  registerControlPlaneCommand(program);
   return program;
 }
 

@@ -68,6 +68,70 @@ export class FrameworkError extends Error {
     this.kind = kind;
     this.details = details;
   }
+
+  /** A more precise HTTP status than the kind's (405, 413), set only by the helpers below. */
+  httpStatus?: number;
+  /** Extra HTTP headers of the error response (`Retry-After`, `Allow`). */
+  httpHeaders?: Record<string, string>;
+}
+
+/**
+ * The HTTP status of any thrown value: the kind's status, or the precise status a helper set.
+ *
+ * @param err The thrown value.
+ * @returns The status.
+ */
+export function httpStatusOf(err: unknown): number {
+  const e = asFrameworkError(err);
+  return e.httpStatus ?? HTTP_STATUS[e.kind];
+}
+
+/**
+ * A request with a method the path does not accept (405, kind `bad_input`).
+ *
+ * @param method The method used.
+ * @param allowed The methods the path accepts.
+ * @returns The error.
+ */
+export function methodNotAllowed(method: string, allowed: string[]): FrameworkError {
+  const e = new FrameworkError(
+    "bad_input",
+    `Method ${method} is not allowed here: use ${allowed.join(" or ")}`,
+    { allowed },
+  );
+  e.httpStatus = 405;
+  e.httpHeaders = { allow: allowed.join(", ") };
+  return e;
+}
+
+/**
+ * A request body over the size limit (413, kind `bad_input`).
+ *
+ * @param limit The limit in bytes.
+ * @returns The error.
+ */
+export function payloadTooLarge(limit: number): FrameworkError {
+  const e = new FrameworkError("bad_input", `The request body is larger than ${limit} bytes`, {
+    limit,
+  });
+  e.httpStatus = 413;
+  return e;
+}
+
+/**
+ * No capacity for another run (503, kind `over_capacity`) with a `Retry-After` estimate.
+ *
+ * @param retryAfterS Whole seconds, at least 1.
+ * @param message What is full.
+ * @returns The error.
+ */
+export function overCapacity(retryAfterS: number, message: string): FrameworkError {
+  const seconds = Math.max(1, Math.ceil(retryAfterS));
+  const e = new FrameworkError("over_capacity", `${message}; retry in ${seconds} s`, {
+    retry_after_s: seconds,
+  });
+  e.httpHeaders = { "retry-after": String(seconds) };
+  return e;
 }
 
 /**

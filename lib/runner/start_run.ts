@@ -24,6 +24,7 @@ import type { ModelSpec } from "../spec/schema.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { type ControlQueue, createControlQueue } from "./controls.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
+import { registerActiveRun } from "./active_runs.ts";
 import { runLoop } from "./run_loop.ts";
 import type { RunResult } from "./types.ts";
 
@@ -45,6 +46,8 @@ export interface RunOptions {
   spec?: LoadedSpec;
   /** Replaces provider creation (tests, embedders). */
   createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
+  /** The caller already checked trust (the control plane checks once, before it binds). */
+  trustChecked?: boolean;
 }
 
 /** A started run. */
@@ -107,6 +110,113 @@ async function resolveInput(
   return { text, input_file: safe.relative };
 }
 
+/** A run that passed every check and is ready to start; nothing is recorded yet. */
+export interface PreparedRun {
+  run_id: string;
+  loaded: LoadedSpec;
+  traceDir: string;
+  inputText: string;
+  input_file: string | undefined;
+  options: RunOptions;
+}
+
+/**
+ * Checks a run before it starts: loads the spec snapshot, resolves the input (`input_file` through the
+ * sensitive-path check) and, for a harness with code, checks the folder is trusted. Bad input throws
+ * here, before anything is recorded; nothing is written.
+ *
+ * @param harnessDir The harness folder.
+ * @param input `input` and/or `input_file`.
+ * @param options Pre-allocated id, parent, abort signal, spec snapshot.
+ * @returns The prepared run (its id is allocated).
+ */
+export async function prepareRun(
+  harnessDir: string,
+  input: RunInput,
+  options: RunOptions = {},
+): Promise<PreparedRun> {
+  const run_id = options.runId ?? newRunId();
+  const loaded = options.spec ?? await loadSpec(harnessDir);
+  const spec = loaded.spec;
+  const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
+  const { text, input_file } = await resolveInput(loaded, input, traceDir);
+  const refs = codeRefsOf(spec);
+  if (refs.length && !options.trustChecked && !(await trustedEntryFor(loaded.dir))) {
+    throw new FrameworkError(
+      "untrusted",
+      `The harness ${JSON.stringify(spec.id)} runs code (${
+        refs[0]!.ref
+      }) but its folder is not trusted: ` +
+        `trust it with \`framework trust ${loaded.dir}\` or pass --approve`,
+      { dir: loaded.dir },
+    );
+  }
+  return { run_id, loaded, traceDir, inputText: text, input_file, options };
+}
+
+/**
+ * Starts a prepared run: records it in the hive, creates its journal and runs the loop in the
+ * background. The handle is registered as active until the run ends.
+ *
+ * @param prepared The prepared run.
+ * @returns The run handle.
+ */
+export function launchRun(prepared: PreparedRun): RunHandle {
+  const { run_id, loaded, traceDir, options } = prepared;
+  const spec = loaded.spec;
+  const trace_path = `${traceDir}/${run_id}.jsonl`;
+  const started = new Date();
+  const journal = createJournal(trace_path, spec.logging?.redact);
+  const db = openHive();
+  upsertHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+  insertRun(db, {
+    run_id,
+    harness_id: spec.id,
+    input: prepared.inputText,
+    started_at: started.toISOString(),
+    spec_version: loaded.version,
+    trace_path,
+    parent_run_id: options.parentRunId ?? null,
+  });
+  const events = createEventStream<JournalEvent>();
+  const controls = createControlQueue();
+  const result = runLoop({
+    run_id,
+    loaded,
+    traceDir,
+    inputText: prepared.inputText,
+    input_file: prepared.input_file,
+    started,
+    journal,
+    events,
+    controls,
+    signal: options.signal,
+    parentRunId: options.parentRunId ?? null,
+    makeProvider: options.createProvider ?? createProvider,
+  }).then((r) => {
+    try {
+      finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
+    } catch (err) {
+      console.error(
+        `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
+      );
+    }
+    events.close();
+    return r;
+  });
+  const handle: RunHandle = {
+    run_id,
+    harness_id: spec.id,
+    spec_version: loaded.version,
+    trace_path,
+    events,
+    result,
+    controls,
+  };
+  registerActiveRun(handle);
+  return handle;
+}
+
 /**
  * Starts a run and returns at once with its handle; the loop goes on in the background. Bad input
  * (no input, an unsafe `input_file`, an invalid spec) is thrown before anything is recorded.
@@ -127,69 +237,5 @@ export async function startRun(
   input: RunInput,
   options: RunOptions = {},
 ): Promise<RunHandle> {
-  const run_id = options.runId ?? newRunId();
-  const loaded = options.spec ?? await loadSpec(harnessDir);
-  const spec = loaded.spec;
-  const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
-  const { text, input_file } = await resolveInput(loaded, input, traceDir);
-  const refs = codeRefsOf(spec);
-  if (refs.length && !(await trustedEntryFor(loaded.dir))) {
-    throw new FrameworkError(
-      "untrusted",
-      `The harness ${JSON.stringify(spec.id)} runs code (${
-        refs[0]!.ref
-      }) but its folder is not trusted: ` +
-        `trust it with \`framework trust ${loaded.dir}\` or pass --approve`,
-      { dir: loaded.dir },
-    );
-  }
-  const trace_path = `${traceDir}/${run_id}.jsonl`;
-  const started = new Date();
-  const journal = createJournal(trace_path, spec.logging?.redact);
-  const db = openHive();
-  upsertHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
-  insertRun(db, {
-    run_id,
-    harness_id: spec.id,
-    input: text,
-    started_at: started.toISOString(),
-    spec_version: loaded.version,
-    trace_path,
-    parent_run_id: options.parentRunId ?? null,
-  });
-  const events = createEventStream<JournalEvent>();
-  const controls = createControlQueue();
-  const result = runLoop({
-    run_id,
-    loaded,
-    traceDir,
-    inputText: text,
-    input_file,
-    started,
-    journal,
-    events,
-    controls,
-    signal: options.signal,
-    parentRunId: options.parentRunId ?? null,
-    makeProvider: options.createProvider ?? createProvider,
-  }).then((r) => {
-    try {
-      finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
-    } catch (err) {
-      console.error(
-        `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
-      );
-    }
-    events.close();
-    return r;
-  });
-  return {
-    run_id,
-    harness_id: spec.id,
-    spec_version: loaded.version,
-    trace_path,
-    events,
-    result,
-    controls,
-  };
+  return launchRun(await prepareRun(harnessDir, input, options));
 }

@@ -1,0 +1,85 @@
+/**
+ * Server-sent events: a Response that writes `event:`/`data:` (and `id:`) frames from an async
+ * iterable, with heartbeat comments so proxies keep the connection open. A client that goes away only
+ * stops the writing: the producer (a run) is never cancelled by it.
+ *
+ * @module
+ */
+
+/** One SSE frame. */
+export interface SseFrame {
+  event: string;
+  data: unknown;
+  id?: string | number;
+}
+
+/**
+ * Formats one frame.
+ *
+ * @param frame The frame.
+ * @returns Its wire text.
+ */
+export function formatSse(frame: SseFrame): string {
+  const id = frame.id === undefined ? "" : `id: ${frame.id}\n`;
+  return `${id}event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+}
+
+/**
+ * Streams frames as `text/event-stream`.
+ *
+ * @example
+ * ```ts
+ * return sseResponse((async function* () { yield { event: "hello", data: {} }; })());
+ * ```
+ * @param frames The frames.
+ * @param options Heartbeat interval and a callback when the stream ends (finished or disconnected).
+ * @returns The response.
+ */
+export function sseResponse(
+  frames: AsyncIterable<SseFrame>,
+  options: { heartbeatMs?: number; onClose?: () => void } = {},
+): Response {
+  const encoder = new TextEncoder();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    options.onClose?.();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      heartbeat = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        } catch {
+          finish();
+        }
+      }, options.heartbeatMs ?? 15_000);
+      (async () => {
+        try {
+          for await (const frame of frames) {
+            if (closed) break;
+            controller.enqueue(encoder.encode(formatSse(frame)));
+          }
+          if (!closed) controller.close();
+        } catch (err) {
+          if (!closed) controller.error(err);
+        } finally {
+          finish();
+        }
+      })();
+    },
+    cancel() {
+      finish();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
+}
