@@ -11,6 +11,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   journal: () => import("./journal_bench.ts"),
   stats: () => import("./stats_bench.ts"),
   auth: () => import("./auth_bench.ts"),
+  control_plane: () => import("./control_plane_bench.ts"),
 };
 
 const wanted = Deno.args.length
