@@ -15,6 +15,7 @@
 
 import { Command, CommanderError } from "commander";
 import { registerControlPlaneCommand } from "./cli/commands/control_plane_command.ts";
+import { registerEvolveCommands } from "./cli/commands/evolve_commands.ts";
 import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
+  registerEvolveCommands(program);
   return program;
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { asFrameworkError, EXIT_CODE } from "../lib/errors.ts";
+import { settleBackground } from "../lib/background.ts";
 import { errorEnvelope, okEnvelope } from "../lib/envelope.ts";
 
 /** Options shared by every verb. */
@@ -80,5 +81,7 @@ export async function runVerb(
   } catch (err) {
     code = reportError(err, json);
   }
+  // Background work (an automatic proposal after a failed run) finishes before the process exits.
+  await settleBackground();
   Deno.exit(code);
 }

@@ -16,6 +16,7 @@ import { authorizedKeysPath } from "../../lib/paths.ts";
 import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
 import { ensureTrusted } from "../../lib/trust/gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
+import { mountEvolutionRoutes } from "../../routes/evolution_routes.ts";
 
 import { reportError, writeErr, writeOut } from "../output.ts";
 
@@ -86,6 +87,7 @@ export function registerControlPlaneCommand(program: Command): void {
           maxConcurrentRuns,
           maxQueuedRuns,
           maxBodyBytes,
+          extend: mountEvolutionRoutes,
         });
         let server: Deno.HttpServer<Deno.NetAddr>;
         try {

@@ -6,6 +6,7 @@
 
 import type { Command } from "commander";
 import { resolve } from "node:path";
+import { settleBackground } from "../../lib/background.ts";
 import { asFrameworkError, badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { openHive } from "../../lib/hive/open.ts";
@@ -77,6 +78,7 @@ export function registerRunCommands(program: Command): void {
         if (o.stream) {
           for await (const frame of runFrames(run)) writeOut(JSON.stringify(frame));
           const result = await run.result;
+          await settleBackground();
           Deno.exit(result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS);
         }
         const result = await run.result;
@@ -100,6 +102,7 @@ export function registerRunCommands(program: Command): void {
         const real = await resolveHarnessDir(dir);
         await ensureTrusted(real, { approve: !!o.approve });
         await serveLines(real);
+        await settleBackground();
         Deno.exit(0);
       } catch (err) {
         // The protocol on stdout is NDJSON frames, so a start-up failure is an error frame too.

@@ -31,6 +31,8 @@ export interface EditOutcome {
   path: string;
   old: unknown;
   new: unknown;
+  /** One log line per change, when one write makes several (a proposal); default: one line. */
+  entries?: { op: ConstructionEntry["op"]; path: string; old: unknown; new: unknown }[];
 }
 
 /** The result of a mutation. */
@@ -87,13 +89,9 @@ export async function mutateSpec(
     };
     if (outcome.text === current.text) return { ...result, changed: false };
     await writeFileAtomic(specPath(dir), outcome.text);
-    await appendConstructionLog(dir, {
-      actor: ctx.actor,
-      op: ctx.op,
-      path: outcome.path,
-      old: outcome.old,
-      new: outcome.new,
-    });
+    const entries = outcome.entries ??
+      [{ op: ctx.op, path: outcome.path, old: outcome.old, new: outcome.new }];
+    for (const e of entries) await appendConstructionLog(dir, { actor: ctx.actor, ...e });
     recordVersion(dir, next, version, ctx.actor);
     return { ...result, changed: true };
   });

@@ -50,7 +50,7 @@ function apiKey(model: ModelSpec, harnessDir: string): string | undefined {
   const key = lookupCredential(name, harnessDir);
   if (!key && model.provider !== "openai-compatible") {
     throw new ProviderError(
-      `Missing API key: set ${name} in the environment or in ${harnessDir}/.env (or name another variable in model.api_key_env)`,
+      `Missing API key: set ${name} in the environment or in the harness's .env file (or name another variable in model.api_key_env)`,
       { code: "missing_key", retryable: false },
     );
   }

@@ -24,6 +24,7 @@ import type { ModelSpec } from "../spec/schema.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { type ControlQueue, createControlQueue } from "./controls.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
+import { maybeAutoPropose } from "../evolve/auto_propose.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { runLoop } from "./run_loop.ts";
 import type { RunResult } from "./types.ts";
@@ -202,6 +203,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
       );
     }
     events.close();
+    maybeAutoPropose(loaded, r);
     return r;
   });
   const handle: RunHandle = {

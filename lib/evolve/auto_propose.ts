@@ -1,0 +1,59 @@
+/**
+ * `evolution.auto_propose`: after a run fails with a failure signature seen at least N times
+ * (`evolution.auto_propose_after`, default 3) since the harness's last proposal, a proposal is drafted
+ * with trigger `auto`, in the background, without delaying the run's result.
+ *
+ * @module
+ */
+
+import { trackBackground } from "../background.ts";
+import { openHive } from "../hive/open.ts";
+import type { RunResult } from "../runner/types.ts";
+import type { LoadedSpec } from "../spec/load.ts";
+import { proposeImprovement } from "./propose.ts";
+import { lastProposalAt } from "./proposals_store.ts";
+
+/** Default failures of one signature before an automatic proposal. */
+export const DEFAULT_AUTO_PROPOSE_AFTER = 3;
+
+const chains = new Map<string, Promise<unknown>>();
+
+/**
+ * Checks a finished run and, when its failure has recurred enough, drafts a proposal in the background.
+ * Checks of one harness run one after another, so two failures finishing together draft one proposal.
+ *
+ * @param loaded The run's spec snapshot.
+ * @param result The run's result.
+ */
+export function maybeAutoPropose(loaded: LoadedSpec, result: RunResult): void {
+  const evolution = loaded.spec.evolution;
+  if (!evolution?.auto_propose || !result.failure_signature) return;
+  const signature = result.failure_signature;
+  const threshold = evolution.auto_propose_after ?? DEFAULT_AUTO_PROPOSE_AFTER;
+  const harnessId = loaded.spec.id;
+  const task = (chains.get(harnessId) ?? Promise.resolve()).then(async () => {
+    const db = openHive();
+    const since = lastProposalAt(db, harnessId) ?? "";
+    const rows = db.prepare(
+      `SELECT run_id FROM runs WHERE harness_id = ? AND failure_signature = ? AND ended_at > ?
+       ORDER BY run_id DESC LIMIT 20`,
+    ).all(harnessId, signature, since) as { run_id: string }[];
+    if (rows.length < threshold) return;
+    await proposeImprovement(loaded.dir, {
+      trigger: "auto",
+      caller: "proposal",
+      objective:
+        `Stop the recurring failure ${signature} (${rows.length} runs since the last proposal)`,
+      runIds: rows.map((r) => r.run_id),
+    });
+  }).catch((err) => {
+    console.error(
+      `warning: the automatic proposal for ${harnessId} failed: ${(err as Error).message}`,
+    );
+  });
+  chains.set(harnessId, task);
+  task.finally(() => {
+    if (chains.get(harnessId) === task) chains.delete(harnessId);
+  });
+  trackBackground(task);
+}

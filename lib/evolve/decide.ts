@@ -1,0 +1,237 @@
+/**
+ * The human gate: applying and rejecting proposals. YAML changes are applied only when asked, all
+ * together as one validated construction; a code change is applied only when its id is approved, and
+ * only if its file has not changed since the proposal was drafted. Everything not approved stays
+ * pending. The first application counts in the harness's evolved counter.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { parseDocument } from "yaml";
+import { mutateSpec } from "../construct/mutate.ts";
+import { badInput, FrameworkError } from "../errors.ts";
+import { writeFileAtomic } from "../fs/atomic_write.ts";
+import { openHive } from "../hive/open.ts";
+import { traceDir as traceDirOf } from "../paths.ts";
+import { resolvePath } from "../spec/dotted_path.ts";
+import type { Caller } from "../spec/frozen.ts";
+import { loadSpec } from "../spec/load.ts";
+import { sha256Hex } from "../spec/version.ts";
+import { deleteInText, setInText } from "../spec/yaml_edit.ts";
+import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import { getProposal, type Proposal, saveProposal } from "./proposals_store.ts";
+
+/** What to apply. */
+export interface ApplyChoice {
+  /** Code change ids to apply; every other code change stays pending. */
+  approve_code?: string[];
+  /** Apply the YAML changes (all of them, as one construction). */
+  apply_yaml?: boolean;
+}
+
+/** Options of {@link applyProposal} and {@link rejectProposal}. */
+export interface DecideOptions {
+  /** `proposal` (CLI, workbench) or `proposal_http`: which roots the gate freezes. */
+  caller: Extract<Caller, "proposal" | "proposal_http">;
+}
+
+function isOpen(p: Proposal): boolean {
+  return p.status === "queued" ||
+    (p.status === "partially_applied" && p.code_changes.some((c) => c.status === "pending"));
+}
+
+function notOpen(p: Proposal): FrameworkError {
+  return new FrameworkError(
+    "conflict",
+    `Proposal ${p.id} is ${p.status}${
+      p.status === "partially_applied" ? " with no pending code changes" : ""
+    }; only an open proposal can be applied or rejected`,
+    { id: p.id, status: p.status },
+  );
+}
+
+/**
+ * Applies a proposal through the human gate.
+ *
+ * @example
+ * ```ts
+ * await applyProposal("./h", "prop_01…", { apply_yaml: true, approve_code: ["c1"] }, { caller: "proposal" });
+ * ```
+ * @param harnessDir The harness folder.
+ * @param id The proposal id (bound to this harness: another harness's id is not found).
+ * @param choice What to apply.
+ * @param options The caller.
+ * @returns The proposal after the decision.
+ */
+export async function applyProposal(
+  harnessDir: string,
+  id: string,
+  choice: ApplyChoice,
+  options: DecideOptions,
+): Promise<Proposal> {
+  const loaded = await loadSpec(harnessDir);
+  const db = openHive();
+  const proposal = getProposal(db, loaded.spec.id, id);
+  if (!isOpen(proposal)) throw notOpen(proposal);
+  const approve = choice.approve_code ?? [];
+  if (!Array.isArray(approve) || approve.some((x) => typeof x !== "string")) {
+    throw badInput("approve_code must be a list of change ids");
+  }
+  if (choice.apply_yaml !== undefined && typeof choice.apply_yaml !== "boolean") {
+    throw badInput("apply_yaml must be true or false");
+  }
+  const applyYaml = choice.apply_yaml === true &&
+    proposal.yaml_changes.some((c) => c.status === "pending");
+  for (const cid of approve) {
+    const change = proposal.code_changes.find((c) => c.id === cid);
+    if (!change) {
+      throw badInput(`Proposal ${id} has no code change ${JSON.stringify(cid)}`, { change: cid });
+    }
+    if (change.status !== "pending") {
+      throw badInput(
+        `Code change ${cid} is ${change.status}; only a pending change can be approved`,
+        { change: cid },
+      );
+    }
+  }
+  if (!applyYaml && approve.length === 0) {
+    throw badInput(
+      "Nothing to apply: pass apply_yaml: true (YAML changes) and/or approve_code with code change ids",
+    );
+  }
+
+  // The gate again, on the harness as it is now.
+  const traceDir = traceDirOf(loaded.dir, loaded.spec.logging?.trace_dir);
+  const specValue = JSON.parse(JSON.stringify(loaded.spec));
+  const now = () => new Date().toISOString();
+  for (const c of proposal.yaml_changes) {
+    if (c.status !== "pending") continue;
+    const verdict = gateYamlChange(specValue, c, options.caller);
+    if (!verdict.ok) Object.assign(c, { status: "blocked", reason: verdict.reason });
+  }
+  const toWrite: { change: Proposal["code_changes"][number]; absolute: string }[] = [];
+  for (const cid of approve) {
+    const change = proposal.code_changes.find((c) => c.id === cid)!;
+    const verdict = await gateCodeChange(loaded.dir, change.path, traceDir);
+    if (!verdict.ok) {
+      Object.assign(change, { status: "blocked", reason: verdict.reason });
+      continue;
+    }
+    let current: string | null = null;
+    try {
+      current = await Deno.readTextFile(verdict.absolute!);
+    } catch {
+      current = null;
+    }
+    if ((current === null ? null : sha256Hex(current)) !== change.base_sha256) {
+      throw new FrameworkError(
+        "conflict",
+        `${change.path} changed since proposal ${id} was drafted; the change is not merged blindly. Reject the proposal and propose again`,
+        { change: cid, path: change.path },
+      );
+    }
+    toWrite.push({ change, absolute: verdict.absolute! });
+  }
+
+  const actor = `proposal:${id}`;
+  if (applyYaml) {
+    const pending = proposal.yaml_changes.filter((c) => c.status === "pending");
+    if (pending.length) {
+      await mutateSpec(loaded.dir, {
+        actor,
+        op: "proposal",
+        describe: `Cannot apply proposal ${id}`,
+      }, (current) => {
+        let text = current.text;
+        let value = current.value;
+        const entries = [];
+        for (const c of pending) {
+          const resolved = resolvePath(value, c.path);
+          text = c.op === "set"
+            ? setInText(text, resolved.path, c.value)
+            : deleteInText(text, resolved.path);
+          entries.push({
+            op: "proposal" as const,
+            path: c.path,
+            old: resolved.exists ? resolved.value : null,
+            new: c.op === "set" ? c.value : null,
+          });
+          value = parseDocument(text).toJS();
+        }
+        return { text, path: `proposal:${id}`, old: null, new: null, entries };
+      });
+      for (const c of pending) c.status = "applied";
+    }
+  } else {
+    for (const c of proposal.yaml_changes) {
+      if (c.status === "pending") Object.assign(c, { status: "skipped", reason: "not applied" });
+    }
+  }
+  for (const { change, absolute } of toWrite) {
+    await Deno.mkdir(dirname(absolute), { recursive: true });
+    await writeFileAtomic(absolute, change.content);
+    change.status = "applied";
+  }
+
+  const first = proposal.status === "queued";
+  const anythingApplied = proposal.yaml_changes.some((c) => c.status === "applied") ||
+    proposal.code_changes.some((c) => c.status === "applied");
+  if (!anythingApplied) {
+    // Everything chosen turned out to be blocked on the second check.
+    proposal.updated_at = now();
+    saveProposal(db, proposal);
+    throw badInput(
+      `Nothing was applied: the chosen changes are blocked now (${
+        [...proposal.yaml_changes, ...proposal.code_changes].filter((c) => c.status === "blocked")
+          .map((c) => c.reason).join("; ")
+      })`,
+    );
+  }
+  proposal.status = proposal.code_changes.some((c) => c.status === "pending")
+    ? "partially_applied"
+    : "applied";
+  proposal.updated_at = now();
+  proposal.decided_at = proposal.decided_at ?? now();
+  saveProposal(db, proposal);
+  if (first) {
+    db.prepare("UPDATE harnesses SET evolved = evolved + 1 WHERE id = ?").run(loaded.spec.id);
+  }
+  return proposal;
+}
+
+/**
+ * Rejects an open proposal with a reason; its pending changes become skipped.
+ *
+ * @param harnessDir The harness folder.
+ * @param id The proposal id (bound to this harness).
+ * @param reason Why (required).
+ * @param _options The caller.
+ * @returns The proposal after the decision.
+ */
+export async function rejectProposal(
+  harnessDir: string,
+  id: string,
+  reason: string,
+  _options: DecideOptions,
+): Promise<Proposal> {
+  if (typeof reason !== "string" || !reason.trim()) {
+    throw badInput("A reason is required to reject a proposal");
+  }
+  const loaded = await loadSpec(harnessDir);
+  const db = openHive();
+  const proposal = getProposal(db, loaded.spec.id, id);
+  if (!isOpen(proposal)) throw notOpen(proposal);
+  for (const c of [...proposal.yaml_changes, ...proposal.code_changes]) {
+    if (c.status === "pending") Object.assign(c, { status: "skipped", reason: "rejected" });
+  }
+  const now = new Date().toISOString();
+  Object.assign(proposal, {
+    status: "rejected",
+    reason: reason.trim(),
+    decided_at: now,
+    updated_at: now,
+  });
+  saveProposal(db, proposal);
+  return proposal;
+}

@@ -1,0 +1,70 @@
+/**
+ * The evolution gate, checked when a proposal is drafted and again when it is applied: a YAML change
+ * on a frozen root (the ten safety roots; all thirteen when the caller is HTTP) or on an unknown path
+ * is blocked; a code change outside the harness folder, into a sensitive path or onto `harness.yaml`
+ * is blocked.
+ *
+ * @module
+ */
+
+import { FrameworkError } from "../errors.ts";
+import { resolveSafePath } from "../fs/safe_path.ts";
+import { resolvePath } from "../spec/dotted_path.ts";
+import { type Caller, frozenRootOf } from "../spec/frozen.ts";
+
+/** The verdict on one change. */
+export type GateVerdict = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Gates a YAML change against the current spec value.
+ *
+ * @param spec The parsed spec value.
+ * @param change The change.
+ * @param caller `proposal` (CLI, workbench) or `proposal_http`.
+ * @returns Whether it may be applied, and why not.
+ */
+export function gateYamlChange(
+  spec: unknown,
+  change: { path: string; op: string },
+  caller: Caller,
+): GateVerdict {
+  const frozen = frozenRootOf(change.path, caller);
+  if (frozen) {
+    return {
+      ok: false,
+      reason: `${JSON.stringify(frozen)} is a frozen safety field; proposals cannot change it`,
+    };
+  }
+  try {
+    const resolved = resolvePath(spec, change.path);
+    if (change.op === "remove" && !resolved.exists) {
+      return { ok: false, reason: "nothing is set there to remove" };
+    }
+  } catch (err) {
+    if (err instanceof FrameworkError) return { ok: false, reason: err.message };
+    throw err;
+  }
+  return { ok: true };
+}
+
+/**
+ * Gates a code change's path.
+ *
+ * @param harnessDir The harness folder (absolute, symlinks resolved).
+ * @param path The path relative to it.
+ * @param traceDir The trace folder.
+ * @returns The verdict and, when allowed, the absolute path.
+ */
+export async function gateCodeChange(
+  harnessDir: string,
+  path: string,
+  traceDir: string,
+): Promise<GateVerdict & { absolute?: string }> {
+  try {
+    const safe = await resolveSafePath(harnessDir, path, { traceDir, protectSpec: true });
+    return { ok: true, absolute: safe.absolute };
+  } catch (err) {
+    if (err instanceof FrameworkError) return { ok: false, reason: err.message };
+    throw err;
+  }
+}

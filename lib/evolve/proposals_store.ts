@@ -1,0 +1,169 @@
+/**
+ * Proposals in the hive: the whole record as JSON, with the harness, status and times as columns for
+ * filtering. Every lookup by id is bound to a harness; another harness's proposal is not found.
+ *
+ * @module
+ */
+
+import { notFound } from "../errors.ts";
+import type { Hive } from "../hive/open.ts";
+
+/** Statuses of a proposal. */
+export const PROPOSAL_STATUSES = ["queued", "applied", "partially_applied", "rejected"] as const;
+/** A proposal's status. */
+export type ProposalStatus = typeof PROPOSAL_STATUSES[number];
+/** A change's status. */
+export type ChangeStatus = "pending" | "applied" | "skipped" | "blocked";
+
+/** A change of `harness.yaml`. */
+export interface YamlChange {
+  path: string;
+  op: "set" | "remove";
+  value?: unknown;
+  status: ChangeStatus;
+  /** Why it is blocked or skipped. */
+  reason?: string;
+}
+
+/** A change of a file of the harness. */
+export interface CodeChange {
+  /** `c1`, `c2`, … within the proposal. */
+  id: string;
+  /** Path relative to the harness folder. */
+  path: string;
+  /** Unified diff against the file as it was when the proposal was drafted. */
+  diff: string;
+  status: ChangeStatus;
+  reason?: string;
+  /** The new content. */
+  content: string;
+  /** SHA-256 of the file when drafted (null: it did not exist); a different file at apply is a conflict. */
+  base_sha256: string | null;
+}
+
+/** A proposal record (CONTRACT.md), with a few extra fields. */
+export interface Proposal {
+  id: string;
+  harness_id: string;
+  status: ProposalStatus;
+  trigger: "cli" | "http" | "auto" | "workbench";
+  created_at: string;
+  updated_at: string;
+  rationale: string;
+  objective: string | null;
+  evidence: {
+    run_ids: string[];
+    failure_signatures: { signature: string; count: number; run_ids: string[] }[];
+    runs: {
+      total: number;
+      by_status: Record<string, number>;
+      avg_cost_usd: number | null;
+      avg_turns: number | null;
+    };
+    trace_excerpts?: {
+      run_id: string;
+      events: { seq: number; type: string; payload: unknown }[];
+    }[];
+  };
+  yaml_changes: YamlChange[];
+  code_changes: CodeChange[];
+  /** The spec version the proposal was drafted against. */
+  spec_version: string;
+  evolver: { provider: string; model: string; cost_usd: number };
+  decided_at: string | null;
+  reason: string | null;
+}
+
+/**
+ * Stores a new proposal.
+ *
+ * @param db The hive.
+ * @param p The proposal.
+ */
+export function insertProposal(db: Hive, p: Proposal): void {
+  db.prepare(
+    `INSERT INTO proposals (id, harness_id, status, trigger, created_at, updated_at, decided_at, reason, record)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    p.id,
+    p.harness_id,
+    p.status,
+    p.trigger,
+    p.created_at,
+    p.updated_at,
+    p.decided_at,
+    p.reason,
+    JSON.stringify(p),
+  );
+}
+
+/**
+ * Saves a changed proposal.
+ *
+ * @param db The hive.
+ * @param p The proposal.
+ */
+export function saveProposal(db: Hive, p: Proposal): void {
+  db.prepare(
+    "UPDATE proposals SET status = ?, updated_at = ?, decided_at = ?, reason = ?, record = ? WHERE id = ? AND harness_id = ?",
+  ).run(p.status, p.updated_at, p.decided_at, p.reason, JSON.stringify(p), p.id, p.harness_id);
+}
+
+/**
+ * One proposal of a harness, or `not_found` (also for another harness's id).
+ *
+ * @param db The hive.
+ * @param harnessId The harness that asks.
+ * @param id The proposal id.
+ * @returns The proposal.
+ */
+export function getProposal(db: Hive, harnessId: string, id: string): Proposal {
+  const row = db.prepare("SELECT record FROM proposals WHERE id = ? AND harness_id = ?").get(
+    id,
+    harnessId,
+  ) as
+    | { record: string }
+    | undefined;
+  if (!row) throw notFound(`Unknown proposal ${JSON.stringify(id)}`, { id });
+  return JSON.parse(row.record);
+}
+
+/**
+ * The proposals of a harness, newest first.
+ *
+ * @param db The hive.
+ * @param harnessId The harness.
+ * @param status Only this status.
+ * @param limit At most this many.
+ * @returns The proposals.
+ */
+export function listProposals(
+  db: Hive,
+  harnessId: string,
+  status?: string,
+  limit = 100,
+): Proposal[] {
+  const rows = (status
+    ? db.prepare(
+      "SELECT record FROM proposals WHERE harness_id = ? AND status = ? ORDER BY id DESC LIMIT ?",
+    ).all(harnessId, status, limit)
+    : db.prepare("SELECT record FROM proposals WHERE harness_id = ? ORDER BY id DESC LIMIT ?")
+      .all(harnessId, limit)) as {
+      record: string;
+    }[];
+  return rows.map((r) => JSON.parse(r.record));
+}
+
+/**
+ * When the harness's newest proposal was made (auto-propose counts failures after it).
+ *
+ * @param db The hive.
+ * @param harnessId The harness.
+ * @returns An ISO time, or null.
+ */
+export function lastProposalAt(db: Hive, harnessId: string): string | null {
+  const row = db.prepare("SELECT max(created_at) AS at FROM proposals WHERE harness_id = ?").get(
+    harnessId,
+  ) as { at: string | null };
+  return row.at;
+}

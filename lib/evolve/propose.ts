@@ -1,0 +1,204 @@
+/**
+ * `proposeImprovement`: asks the evolver model (`evolution.model`, else the harness's own model) for a
+ * structured improvement based on evidence from the hive, gates every change, and queues the proposal.
+ * Proposing never applies anything.
+ *
+ * @module
+ */
+
+import * as z from "zod";
+import { FrameworkError } from "../errors.ts";
+import { openHive } from "../hive/open.ts";
+import { ulid } from "../ids.ts";
+import { costOf, priceOf } from "../models/pricing.ts";
+import { createProvider, type ProviderContext } from "../models/registry.ts";
+import { withRetries } from "../models/retry.ts";
+import { type ModelProvider, ProviderError } from "../models/types.ts";
+import { traceDir as traceDirOf } from "../paths.ts";
+import { type Caller, frozenRoots } from "../spec/frozen.ts";
+import { loadSpec } from "../spec/load.ts";
+import type { ModelSpec } from "../spec/schema.ts";
+import { sha256Hex } from "../spec/version.ts";
+import { gatherEvidence } from "./evidence.ts";
+import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import {
+  type CodeChange,
+  insertProposal,
+  type Proposal,
+  type YamlChange,
+} from "./proposals_store.ts";
+import { unifiedDiff } from "./unified_diff.ts";
+
+/** Options of {@link proposeImprovement}. */
+export interface ProposeOptions {
+  trigger: Proposal["trigger"];
+  /** What to improve, in the requester's words. */
+  objective?: string;
+  /** Runs to learn from (default: the recent failures). */
+  runIds?: string[];
+  /** `proposal` (CLI, workbench, auto) or `proposal_http` (the control plane). */
+  caller: Extract<Caller, "proposal" | "proposal_http">;
+  /** Replaces provider creation (tests, embedders). */
+  createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
+}
+
+/** The answer the evolver must give. */
+const answerSchema = z.object({
+  rationale: z.string().min(1),
+  yaml_changes: z.array(z.object({
+    path: z.string().min(1),
+    op: z.enum(["set", "remove"]),
+    value: z.unknown().optional(),
+  })).default([]),
+  code_changes: z.array(z.object({ path: z.string().min(1), content: z.string() })).default([]),
+});
+
+const SYSTEM =
+  `You improve an LLM agent harness (a harness.yaml plus optional TypeScript code) from the evidence of
+its own runs. Answer with ONE JSON object and nothing else:
+{"rationale": "why these changes help, citing the evidence",
+ "yaml_changes": [{"path": "dotted.path", "op": "set" | "remove", "value": <JSON, for set>}],
+ "code_changes": [{"path": "relative/path/in/harness.ts", "content": "the whole new file"}]}
+Dotted paths address harness.yaml fields (limits.max_turns, instructions, skills.<name>.instructions,
+tools.<name>.description). Frozen fields cannot be changed and will be blocked. Keep changes small and
+aimed at the failures and objectives.`;
+
+/** Parses the evolver's text as the answer JSON (a single Markdown fence is allowed). */
+export function parseEvolverAnswer(text: string): z.infer<typeof answerSchema> {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```$/i.exec(trimmed);
+  let value: unknown;
+  try {
+    value = JSON.parse(fenced ? fenced[1]! : trimmed);
+  } catch (err) {
+    throw new FrameworkError(
+      "internal",
+      `The evolver model did not answer with JSON: ${(err as Error).message}`,
+    );
+  }
+  const parsed = answerSchema.safeParse(value);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]!;
+    throw new FrameworkError(
+      "internal",
+      `The evolver model's answer has the wrong shape: ${
+        first.path.join(".") || "(root)"
+      }: ${first.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Drafts and queues a proposal. Changes to frozen roots, unknown paths, and files outside the harness,
+ * in sensitive paths or onto `harness.yaml` are recorded as `blocked`.
+ *
+ * @example
+ * ```ts
+ * const p = await proposeImprovement("./harnesses/hello", { trigger: "cli", caller: "proposal" });
+ * p.status; // "queued"
+ * ```
+ * @param harnessDir The harness folder.
+ * @param options Trigger, objective, runs, caller.
+ * @returns The queued proposal.
+ */
+export async function proposeImprovement(
+  harnessDir: string,
+  options: ProposeOptions,
+): Promise<Proposal> {
+  const loaded = await loadSpec(harnessDir);
+  const spec = loaded.spec;
+  const db = openHive();
+  const evidence = await gatherEvidence(db, spec, options.runIds);
+  const objectives = [
+    ...(spec.evolution?.objectives ?? []),
+    ...(options.objective ? [options.objective] : []),
+  ];
+  const model = spec.evolution?.model ?? spec.model;
+  const request = {
+    harness_yaml: loaded.text,
+    objectives,
+    frozen_fields: frozenRoots(options.caller),
+    evidence,
+  };
+  const make = options.createProvider ?? createProvider;
+  const provider = withRetries(make(model, { harnessDir: loaded.dir }), {
+    maxRetries: model.max_retries ?? 3,
+  });
+  const input = options.objective ?? "Improve the harness from its failures.";
+  let response;
+  try {
+    response = await provider.generate({
+      system: SYSTEM,
+      messages: [{ role: "user", content: JSON.stringify(request, null, 2) }],
+      tools: [],
+      input,
+      signal: AbortSignal.timeout((model.timeout_s ?? 120) * 1000),
+    });
+  } catch (err) {
+    if (err instanceof ProviderError) {
+      throw new FrameworkError("internal", `The evolver model failed: ${err.message}`);
+    }
+    throw err;
+  }
+  const answer = parseEvolverAnswer(response.text);
+
+  const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
+  const specValue = JSON.parse(JSON.stringify(spec));
+  const yaml_changes: YamlChange[] = answer.yaml_changes.map((c) => {
+    const verdict = gateYamlChange(specValue, c, options.caller);
+    return {
+      path: c.path,
+      op: c.op,
+      ...(c.op === "set" ? { value: c.value ?? null } : {}),
+      status: verdict.ok ? "pending" : "blocked",
+      ...(verdict.ok ? {} : { reason: verdict.reason }),
+    };
+  });
+  const code_changes: CodeChange[] = [];
+  for (const [i, c] of answer.code_changes.entries()) {
+    const verdict = await gateCodeChange(loaded.dir, c.path, traceDir);
+    let before: string | null = null;
+    if (verdict.ok) {
+      try {
+        before = await Deno.readTextFile(verdict.absolute!);
+      } catch {
+        before = null;
+      }
+    }
+    code_changes.push({
+      id: `c${i + 1}`,
+      path: c.path,
+      // A blocked path is never read: its diff shows only the proposed content.
+      diff: unifiedDiff(c.path, before, c.content),
+      status: verdict.ok ? "pending" : "blocked",
+      ...(verdict.ok ? {} : { reason: verdict.reason }),
+      content: c.content,
+      base_sha256: before === null ? null : sha256Hex(before),
+    });
+  }
+  const now = new Date().toISOString();
+  const proposal: Proposal = {
+    id: `prop_${ulid()}`,
+    harness_id: spec.id,
+    status: "queued",
+    trigger: options.trigger,
+    created_at: now,
+    updated_at: now,
+    rationale: answer.rationale,
+    objective: options.objective ?? null,
+    evidence,
+    yaml_changes,
+    code_changes,
+    spec_version: loaded.version,
+    evolver: {
+      provider: provider.provider,
+      model: provider.model,
+      cost_usd: costOf(response.usage, priceOf(model)),
+    },
+    decided_at: null,
+    reason: null,
+  };
+  insertProposal(db, proposal);
+  return proposal;
+}
