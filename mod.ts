@@ -92,4 +92,18 @@ export type { HarnessStats } from "./lib/hive/stats.ts";
 export { getRun, listRuns } from "./lib/hive/runs.ts";
 export type { RunRow } from "./lib/hive/runs.ts";
 export { resolveSafePath } from "./lib/fs/safe_path.ts";
+export { proposeImprovement } from "./lib/evolve/propose.ts";
+export type { ProposeOptions } from "./lib/evolve/propose.ts";
+export { applyProposal, rejectProposal } from "./lib/evolve/decide.ts";
+export type { ApplyChoice } from "./lib/evolve/decide.ts";
+export { getProposal, listProposals, PROPOSAL_STATUSES } from "./lib/evolve/proposals_store.ts";
+export type {
+  CodeChange,
+  Proposal,
+  ProposalStatus,
+  YamlChange,
+} from "./lib/evolve/proposals_store.ts";
+export { createControlPlane } from "./routes/control_plane.ts";
+export type { ControlPlane, ControlPlaneOptions } from "./routes/control_plane.ts";
+export { mountEvolutionRoutes } from "./routes/evolution_routes.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
