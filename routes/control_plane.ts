@@ -59,7 +59,7 @@ export interface ControlPlaneContext {
 }
 
 /** Per-request variables. */
-export type Env = { Variables: { principal?: Principal } };
+export type Env = { Variables: { principal?: Principal; keyId?: string } };
 
 /** The Hono app of the control plane. */
 export type ControlPlaneApp = Hono<Env>;
@@ -123,11 +123,20 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     harnessId,
     maxBodyBytes,
     async authorize(c, scope) {
-      const principal = await authenticate(c.req.raw, options.storePath, scope, {
-        audience: harnessId,
-      });
-      c.set("principal", principal);
-      return principal;
+      try {
+        const principal = await authenticate(c.req.raw, options.storePath, scope, {
+          audience: harnessId,
+        });
+        c.set("keyId", principal.key_id);
+        c.set("principal", principal);
+        return principal;
+      } catch (err) {
+        // A scope refusal comes from a verified key: the log names it.
+        if (err instanceof FrameworkError && typeof err.details.key_id === "string") {
+          c.set("keyId", err.details.key_id);
+        }
+        throw err;
+      }
     },
   };
   const actor = (p: Principal) => ({ actor: `http:${p.key_id}`, caller: "http" as const });
@@ -136,7 +145,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const t0 = performance.now();
     await next();
     if (log) {
-      const key = c.get("principal")?.key_id ?? "-";
+      const key = c.get("keyId") ?? "-";
       log(
         `${new Date().toISOString()} ${c.req.method} ${
           new URL(c.req.url).pathname

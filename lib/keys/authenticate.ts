@@ -222,7 +222,7 @@ export async function authenticate(
       } and the token carries ${
         JSON.stringify(tokenScopes.join(" ") || "nothing")
       }; both must cover it`,
-      { required_scope: requiredScope },
+      { required_scope: requiredScope, key_id: key.key_id },
     );
   }
   return {
