@@ -11,6 +11,7 @@ import { initHarness } from "../../lib/construct/init_harness.ts";
 import { removeItem, type RemoveTarget } from "../../lib/construct/remove_item.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
+import { jsonProblem } from "../../lib/json_safety.ts";
 import { getField } from "../../lib/spec/get_field.ts";
 import { formatIssue } from "../../lib/spec/issues.ts";
 import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
@@ -36,8 +37,9 @@ function human(value: unknown): string {
  */
 export function parseValueArgument(raw: string, asString: boolean): unknown {
   if (asString) return raw;
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     throw badInput(
       `Cannot parse the value ${
@@ -46,6 +48,9 @@ export function parseValueArgument(raw: string, asString: boolean): unknown {
       { value: raw },
     );
   }
+  const problem = jsonProblem(value);
+  if (problem) throw badInput(`The value is refused: ${problem}`);
+  return value;
 }
 
 function parseJsonObject(raw: string, what: string): Record<string, unknown> {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { dirname, relative } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
@@ -62,6 +63,15 @@ export async function gateCodeChange(
 ): Promise<GateVerdict & { absolute?: string }> {
   try {
     const safe = await resolveSafePath(harnessDir, path, { traceDir, protectSpec: true });
+    // The target must be a file (or nothing yet), and every existing folder on the way a folder.
+    const info = await Deno.stat(safe.absolute).catch(() => undefined);
+    if (info && !info.isFile) return { ok: false, reason: `${path} is a folder, not a file` };
+    for (let dir = dirname(safe.absolute); dir.length > harnessDir.length; dir = dirname(dir)) {
+      const parent = await Deno.stat(dir).catch(() => undefined);
+      if (parent && !parent.isDirectory) {
+        return { ok: false, reason: `${path} goes through a file (${relative(harnessDir, dir)})` };
+      }
+    }
     return { ok: true, absolute: safe.absolute };
   } catch (err) {
     if (err instanceof FrameworkError) return { ok: false, reason: err.message };

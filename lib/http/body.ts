@@ -6,6 +6,7 @@
  */
 
 import { badInput, payloadTooLarge } from "../errors.ts";
+import { jsonProblem } from "../json_safety.ts";
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -84,6 +85,8 @@ export async function readJsonObject(
   } catch (err) {
     throw badInput(`The request body is not JSON: ${(err as Error).message}`);
   }
+  const problem = jsonProblem(value);
+  if (problem) throw badInput(`The request body is refused: ${problem}`);
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw badInput(
       `The request body must be a JSON object, got ${

@@ -8,6 +8,7 @@
 import { dirname } from "node:path";
 import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
 import { sha256Hex } from "../spec/version.ts";
+import { wellFormedJson } from "../json_safety.ts";
 import { makeRedactor, type RedactConfig } from "./redact.ts";
 
 /** An open journal. */
@@ -26,9 +27,10 @@ export interface JournalWriter {
 
 /** Makes a value plain JSON (drops undefined, turns Dates into strings, errors into messages). */
 function plain(value: unknown): Record<string, unknown> {
-  return JSON.parse(
+  // Well-formed strings only: a lone surrogate (from a model or a tool) cannot be canonicalized.
+  return wellFormedJson(JSON.parse(
     JSON.stringify(value, (_k, v) => (v instanceof Error ? { error: v.message } : v)) ?? "{}",
-  );
+  ));
 }
 
 /**

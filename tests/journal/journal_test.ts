@@ -180,3 +180,17 @@ Deno.test("foldContext() concatenates the messages appended at each model call",
   assert.deepEqual(foldContext(events, 5).seq, 4, "a later seq folds at the last call before it");
   assert.throws(() => foldContext(events, 1), /No model call/);
 });
+
+Deno.test("createJournal() keeps its chain when a payload holds a lone surrogate", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/lone.jsonl`;
+  const j = createJournal(path);
+  j.append("model_response", {
+    text: "broken \ud800 text",
+    tool_calls: [{ arguments: { ["k\udfff"]: "v" } }],
+  });
+  j.close();
+  const bytes = await Deno.readFile(path);
+  assert.deepEqual(verifyJournal(bytes), { ok: true, checked: 1, broken_at: null });
+  assert.equal(parseJournal(bytes)[0]!.payload.text, "broken \ufffd text");
+});
