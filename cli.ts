@@ -16,6 +16,7 @@
 import { Command, CommanderError } from "commander";
 import { registerControlPlaneCommand } from "./cli/commands/control_plane_command.ts";
 import { registerEvolveCommands } from "./cli/commands/evolve_commands.ts";
+import { registerWorkbenchCommand } from "./cli/commands/workbench_command.ts";
 import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
   registerEvolveCommands(program);
+  registerWorkbenchCommand(program);
   return program;
 }
 

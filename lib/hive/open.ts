@@ -7,42 +7,16 @@
  * @module
  */
 
-import { DatabaseSync } from "node:sqlite";
-import { dirname } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import { hivePath } from "../paths.ts";
 import { markInterruptedRuns } from "./interrupted.ts";
 import { MIGRATIONS } from "./migrations.ts";
+import { openDatabase } from "../sqlite/database.ts";
 
 /** An open hive connection. */
 export type Hive = DatabaseSync;
 
 const open = new Map<string, Hive>();
-/**
- * Applies pending migrations in one immediate transaction.
- *
- * @param db The connection.
- * @returns The schema version after migrating.
- */
-export function migrate(db: Hive): number {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
-    let version = row.user_version;
-    for (const [i, sql] of MIGRATIONS.entries()) {
-      const target = i + 1;
-      if (version >= target) continue;
-      db.exec(sql);
-      db.exec(`PRAGMA user_version = ${target}`);
-      version = target;
-    }
-    db.exec("COMMIT");
-    return version;
-  } catch (err) {
-    db.exec("ROLLBACK");
-    throw err;
-  }
-}
-
 /**
  * Opens (or returns the cached connection to) the hive at `path`, creating and migrating it.
  *
@@ -57,13 +31,7 @@ export function migrate(db: Hive): number {
 export function openHive(path: string = hivePath()): Hive {
   const cached = open.get(path);
   if (cached?.isOpen) return cached;
-  Deno.mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path, { timeout: 15_000 });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA busy_timeout = 15000");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  migrate(db);
+  const db = openDatabase(path, MIGRATIONS);
   markInterruptedRuns(db);
   open.set(path, db);
   return db;

@@ -43,6 +43,10 @@ export interface LoopContext {
   signal: AbortSignal | undefined;
   parentRunId: string | null;
   makeProvider: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
+  /** Earlier conversation messages, sent before the input. */
+  history: Message[];
+  /** Tools added to the spec's. */
+  extraTools: Tool[];
 }
 
 /** Why a run ended before a normal final answer. */
@@ -106,6 +110,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
 
   try {
     const toolset = await buildToolset(spec, sandboxes, limits.tool_timeout_s);
+    for (const t of ctx.extraTools) toolset.tools.set(t.spec.name, t);
     const toolSpecs = [...toolset.tools.values()].map((t) => t.spec);
     const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s);
     const validators = buildValidators(spec, sandboxes, limits.tool_timeout_s);
@@ -158,7 +163,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       (notice) => emit("model_retry", { turn: turns, ...notice }),
     );
     const messages: Message[] = [];
-    let pending: Message[] = [{ role: "user", content: ctx.inputText }];
+    let pending: Message[] = [...ctx.history, { role: "user", content: ctx.inputText }];
     let warnedPrice = false;
     while (true) {
       ctx.controls.drain();

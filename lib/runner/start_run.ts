@@ -16,7 +16,8 @@ import { newRunId } from "../ids.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { createJournal } from "../journal/writer.ts";
 import { createProvider, type ProviderContext } from "../models/registry.ts";
-import type { ModelProvider } from "../models/types.ts";
+import type { Message, ModelProvider } from "../models/types.ts";
+import type { Tool } from "../tools/tool.ts";
 import { traceDir as traceDirOf } from "../paths.ts";
 import { codeRefsOf } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
@@ -49,6 +50,10 @@ export interface RunOptions {
   createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
   /** The caller already checked trust (the control plane checks once, before it binds). */
   trustChecked?: boolean;
+  /** Earlier messages of a conversation, sent before the input (the workbench copilot). */
+  history?: Message[];
+  /** Tools added to the spec's (the workbench copilot's native tools). */
+  extraTools?: Tool[];
 }
 
 /** A started run. */
@@ -194,6 +199,8 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     signal: options.signal,
     parentRunId: options.parentRunId ?? null,
     makeProvider: options.createProvider ?? createProvider,
+    history: options.history ?? [],
+    extraTools: options.extraTools ?? [],
   }).then((r) => {
     try {
       finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });

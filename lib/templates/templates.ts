@@ -8,6 +8,7 @@
 import helloGitignore from "./hello/gitignore.txt" with { type: "text" };
 import helloSpec from "./hello/harness.yaml" with { type: "text" };
 import helloNote from "./hello/note.txt" with { type: "text" };
+import blankSpec from "./blank/harness.yaml" with { type: "text" };
 
 /** One template: its files by path relative to the new harness folder. */
 export interface Template {
@@ -23,6 +24,13 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
       "harness.yaml": helloSpec,
       ".gitignore": helloGitignore,
       "workspace/note.txt": helloNote,
+    },
+  },
+  blank: {
+    description: "A minimal harness with a scripted model and a non-empty validator, to build on",
+    files: {
+      "harness.yaml": blankSpec,
+      ".gitignore": helloGitignore,
     },
   },
 };

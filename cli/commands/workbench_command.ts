@@ -1,0 +1,102 @@
+/**
+ * `framework workbench`: the chat-first development UI with its bundled copilot, on one URL.
+ *
+ * @module
+ */
+
+import type { Command } from "commander";
+import { badInput } from "../../lib/errors.ts";
+import { okEnvelope } from "../../lib/envelope.ts";
+import { startWorkbench } from "../../routes/workbench_server.ts";
+import { reportError, writeErr, writeOut } from "../output.ts";
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Registers `workbench`.
+ *
+ * @param program The root command.
+ */
+export function registerWorkbenchCommand(program: Command): void {
+  program.command("workbench")
+    .description(
+      "Open the workbench: chat with the copilot, run, trace and improve harnesses (docs/workbench.md)",
+    )
+    .option(
+      "--host <host>",
+      "address to listen on (anything but loopback needs the printed access token)",
+      "127.0.0.1",
+    )
+    .option("--port <port>", "port (0 picks a free one)", "8770")
+    .option("--dir <dir>", "offer one more harness folder (repeatable)", collect, [])
+    .option(
+      "--scan-dir <dir>",
+      "discover harnesses under a folder (repeatable; ./harnesses is always scanned)",
+      collect,
+      [],
+    )
+    .option("--harnesses-dir <dir>", "where new harnesses are created", "./harnesses")
+    .option("--json", "print one JSON line with the URL once listening")
+    .action(
+      async (
+        o: {
+          host: string;
+          port: string;
+          dir: string[];
+          scanDir: string[];
+          harnessesDir: string;
+          json?: boolean;
+        },
+      ) => {
+        try {
+          const port = Number(o.port);
+          if (!/^\d+$/.test(o.port) || port > 65535) {
+            throw badInput(`--port must be 0 to 65535, got ${JSON.stringify(o.port)}`);
+          }
+          let wb;
+          try {
+            wb = await startWorkbench({
+              host: o.host,
+              port,
+              dirs: o.dir,
+              scanDirs: o.scanDir,
+              harnessesDir: o.harnessesDir,
+              warn: writeErr,
+            });
+          } catch (err) {
+            if (err instanceof Deno.errors.AddrInUse) {
+              throw badInput(`${o.host}:${port} is in use; pick another --port`);
+            }
+            throw err;
+          }
+          const info = {
+            url: wb.url,
+            open_url: wb.openUrl,
+            copilot: wb.copilotModel
+              ? `${wb.copilotModel.model.provider}:${wb.copilotModel.model.name ?? ""}`
+              : null,
+          };
+          if (o.json) writeOut(JSON.stringify(okEnvelope(info)));
+          else {
+            writeOut(`Workbench: ${wb.openUrl}`);
+            writeOut(
+              info.copilot
+                ? `Copilot model: ${info.copilot}`
+                : "Copilot: no model configured (set FRAMEWORK_COPILOT_MODEL; see docs/workbench.md)",
+            );
+          }
+          const stop = async () => {
+            await wb.close();
+            Deno.exit(0);
+          };
+          Deno.addSignalListener("SIGINT", stop);
+          Deno.addSignalListener("SIGTERM", stop);
+          await new Promise(() => {});
+        } catch (err) {
+          Deno.exit(reportError(err, !!o.json));
+        }
+      },
+    );
+}

@@ -1,0 +1,195 @@
+/**
+ * The workbench's harness catalog: the hive's `harnesses` table (root_path, is_fork, parent_id), fed
+ * by `--dir`, by scanning trees (`./harnesses` always, and `--scan-dir`), and by every run. The rail
+ * groups harnesses by containment — forks under their parent, a harness inside another's folder under
+ * it — never by name.
+ *
+ * @module
+ */
+
+import { join, resolve, sep } from "node:path";
+import { badInput, notFound } from "../errors.ts";
+import { getHarness, type HarnessRow, listHarnesses, upsertHarness } from "../hive/harnesses.ts";
+import type { Hive } from "../hive/open.ts";
+import { parseSpecText } from "../spec/load.ts";
+
+/** The id of the bundled copilot harness (kept out of the catalog). */
+export const COPILOT_ID = "workbench-copilot";
+
+/** A catalog entry with its children. */
+export interface CatalogNode {
+  id: string;
+  name: string;
+  root_path: string;
+  is_fork: boolean;
+  parent_id: string | null;
+  /** Whether its harness.yaml is valid right now. */
+  valid: boolean;
+  children: CatalogNode[];
+}
+
+const SKIP = new Set(["node_modules", ".git", ".framework", ".framework-dev", "workspace"]);
+
+/**
+ * Registers one harness folder in the catalog (its id and name come from its harness.yaml).
+ *
+ * @param db The hive.
+ * @param dir The harness folder.
+ * @param fork Fork fields, when it is a fork.
+ * @returns The catalog row.
+ */
+export async function registerHarnessDir(
+  db: Hive,
+  dir: string,
+  fork?: { parent_id: string },
+): Promise<HarnessRow> {
+  let real: string;
+  try {
+    real = await Deno.realPath(dir);
+  } catch {
+    throw badInput(`Harness folder not found: ${JSON.stringify(dir)}`);
+  }
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(real, "harness.yaml"));
+  } catch {
+    throw badInput(`No harness.yaml in ${JSON.stringify(dir)}`);
+  }
+  const value = parseSpecText(text).value as { id?: unknown; name?: unknown } | undefined;
+  if (typeof value?.id !== "string") {
+    throw badInput(`The harness.yaml in ${JSON.stringify(dir)} has no id`);
+  }
+  return upsertHarness(db, {
+    id: value.id,
+    root_path: real,
+    name: typeof value.name === "string" ? value.name : value.id,
+    ...(fork ? { is_fork: true, parent_id: fork.parent_id } : {}),
+  });
+}
+
+/**
+ * Finds harness folders under a tree (a folder with a harness.yaml), to a bounded depth.
+ *
+ * @param root The tree.
+ * @param maxDepth How deep to look.
+ * @returns The folders found.
+ */
+export async function scanForHarnesses(root: string, maxDepth = 4): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string, depth: number) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(dir));
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.isFile && e.name === "harness.yaml")) found.push(dir);
+    if (depth >= maxDepth) return;
+    for (const e of entries) {
+      if (e.isDirectory && !SKIP.has(e.name) && !e.name.startsWith(".")) {
+        await walk(join(dir, e.name), depth + 1);
+      }
+    }
+  };
+  await walk(resolve(root), 0);
+  return found;
+}
+
+/**
+ * Registers `--dir` folders and every harness found under the scan roots. Missing scan roots are
+ * skipped; a `--dir` that is not a harness is an error.
+ *
+ * @param db The hive.
+ * @param dirs Single harness folders.
+ * @param scanDirs Trees to scan.
+ * @returns The registered rows.
+ */
+export async function discoverHarnesses(
+  db: Hive,
+  dirs: string[],
+  scanDirs: string[],
+): Promise<HarnessRow[]> {
+  const rows: HarnessRow[] = [];
+  for (const d of dirs) rows.push(await registerHarnessDir(db, d));
+  for (const root of scanDirs) {
+    for (const d of await scanForHarnesses(root)) {
+      try {
+        rows.push(await registerHarnessDir(db, d));
+      } catch {
+        // a folder with a broken harness.yaml is skipped by the scan
+      }
+    }
+  }
+  return rows;
+}
+
+function within(parent: string, child: string): boolean {
+  return child !== parent && child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/**
+ * The catalog as a tree: forks under their parent; a harness whose folder lies inside another's under
+ * that one; the rest at the top. Harnesses whose folder is gone and the copilot are left out.
+ *
+ * @param db The hive.
+ * @returns The top-level nodes, ordered by name.
+ */
+export async function catalogTree(db: Hive): Promise<CatalogNode[]> {
+  const rows = listHarnesses(db).filter((r) => r.id !== COPILOT_ID);
+  const nodes = new Map<string, CatalogNode>();
+  for (const r of rows) {
+    let valid = false;
+    try {
+      const parsed = parseSpecText(await Deno.readTextFile(join(r.root_path, "harness.yaml")));
+      valid = !!parsed.spec && !parsed.issues.some((i) => i.severity === "error");
+    } catch {
+      continue; // the folder is gone
+    }
+    nodes.set(r.id, {
+      id: r.id,
+      name: r.name,
+      root_path: r.root_path,
+      is_fork: r.is_fork,
+      parent_id: r.parent_id,
+      valid,
+      children: [],
+    });
+  }
+  const top: CatalogNode[] = [];
+  for (const node of nodes.values()) {
+    let parent = node.is_fork && node.parent_id ? nodes.get(node.parent_id) : undefined;
+    if (!parent) {
+      // The deepest other harness whose folder contains this one.
+      for (const other of nodes.values()) {
+        if (
+          within(other.root_path, node.root_path) &&
+          (!parent || other.root_path.length > parent.root_path.length)
+        ) {
+          parent = other;
+        }
+      }
+    }
+    (parent ? parent.children : top).push(node);
+  }
+  const sort = (list: CatalogNode[]) => {
+    list.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    for (const n of list) sort(n.children);
+  };
+  sort(top);
+  return top;
+}
+
+/**
+ * The folder of a catalogued harness, or `not_found`.
+ *
+ * @param db The hive.
+ * @param id The harness id.
+ * @returns The folder.
+ */
+export function harnessDirOf(db: Hive, id: string): string {
+  const row = getHarness(db, id);
+  if (!row || id === COPILOT_ID) {
+    throw notFound(`Unknown harness ${JSON.stringify(id)}`, { harness_id: id });
+  }
+  return row.root_path;
+}

@@ -1,0 +1,226 @@
+/**
+ * One chat turn with the copilot: the user's message is stored at once; the copilot runs as a
+ * journalled run of its own harness with the conversation so far and its constrained tools; the
+ * assistant's message (with its tool activity and artifacts) and the selection are stored when the run
+ * ends. The stream opens with `run_accepted` carrying the pre-allocated run id.
+ *
+ * @module
+ */
+
+import { badInput } from "../errors.ts";
+import type { Hive } from "../hive/open.ts";
+import type { JournalEvent } from "../journal/event.ts";
+import type { Message } from "../models/types.ts";
+import { launchRun, prepareRun } from "../runner/start_run.ts";
+import type { RunResult } from "../runner/types.ts";
+import type { LoadedSpec } from "../spec/load.ts";
+import {
+  addMessage,
+  attachArtifacts,
+  type ChatMessage,
+  getConversation,
+  listMessages,
+  type MessagePart,
+  updateConversation,
+} from "./conversations.ts";
+import type { CopilotModel } from "./copilot/setup.ts";
+import { COPILOT_SETUP_HELP } from "./copilot/setup.ts";
+import { type CopilotContext, copilotTools } from "./copilot/tools.ts";
+import type { WorkbenchDb } from "./db.ts";
+
+/** The frames of a chat turn. */
+export type ChatFrame =
+  | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
+  | { frame: "trace"; run_id: string; seq: number; type: string; payload: Record<string, unknown> }
+  | { frame: "message"; message: ChatMessage; selection: CopilotContext["selection"] }
+  | { frame: "run_result"; result: RunResult };
+
+/** What a chat turn needs from the workbench. */
+export interface ChatEnvironment {
+  hive: Hive;
+  db: WorkbenchDb;
+  copilot: LoadedSpec;
+  model: CopilotModel | undefined;
+  harnessesDir: string;
+}
+
+/** A chat request: the text and the selection it was sent with. */
+export interface ChatRequest {
+  message: string;
+  /** The selection of this request (default: the conversation's). */
+  selection?: { harness_id?: string | null; run_id?: string | null };
+}
+
+/** How many earlier messages are sent to the copilot. */
+const HISTORY = 40;
+
+/** The conversation so far as model messages (text only: tool activity stays in the journals). */
+function history(messages: ChatMessage[]): Message[] {
+  return messages.slice(-HISTORY).filter((m) => m.content.trim()).map((m) =>
+    m.role === "user"
+      ? { role: "user", content: m.content }
+      : { role: "assistant", content: m.content }
+  );
+}
+
+/** The selection line the copilot sees with each message. */
+function withSelection(text: string, sel: CopilotContext["selection"]): string {
+  const parts = [sel.harness_id ? `selected harness: ${sel.harness_id}` : "no harness selected"];
+  if (sel.run_id) parts.push(`selected run: ${sel.run_id}`);
+  return `${text}\n\n[workbench: ${parts.join(", ")}]`;
+}
+
+/** Tool activity of a copilot run, for the stored message. */
+function activity(events: readonly JournalEvent[]): MessagePart[] {
+  const calls = new Map<string, { name: string; arguments: unknown }>();
+  const parts: MessagePart[] = [];
+  for (const e of events) {
+    if (e.type === "tool_call") {
+      calls.set(String(e.payload.id), {
+        name: String(e.payload.name),
+        arguments: e.payload.arguments,
+      });
+    }
+    if (e.type === "tool_result") {
+      const call = calls.get(String(e.payload.id));
+      const result = e.payload.ok
+        ? String(e.payload.content ?? "")
+        : `${(e.payload.error as { message?: string })?.message ?? "failed"}`;
+      parts.push({
+        type: "tool",
+        name: call?.name ?? String(e.payload.name),
+        arguments: call?.arguments ?? {},
+        ok: e.payload.ok === true,
+        result: result.length > 4000 ? `${result.slice(0, 4000)}…` : result,
+      });
+    }
+  }
+  return parts;
+}
+
+/**
+ * Starts a chat turn. Bad input (an unknown conversation, an empty message) throws before anything is
+ * stored.
+ *
+ * @example
+ * ```ts
+ * const turn = await startChatTurn(env, conversationId, { message: "Create a harness for refunds" });
+ * for await (const f of turn.frames) console.log(f.frame);
+ * ```
+ * @param env The workbench's databases, copilot and settings.
+ * @param conversationId The conversation.
+ * @param request The message and its selection.
+ * @returns The frames of the turn.
+ */
+export async function startChatTurn(
+  env: ChatEnvironment,
+  conversationId: string,
+  request: ChatRequest,
+): Promise<{ frames: AsyncGenerator<ChatFrame> }> {
+  const conversation = getConversation(env.db, conversationId);
+  if (typeof request.message !== "string" || !request.message.trim()) {
+    throw badInput("A message needs text");
+  }
+  if (request.message.length > 100_000) throw badInput("A message is at most 100,000 characters");
+  const selection: CopilotContext["selection"] = {
+    harness_id: request.selection?.harness_id !== undefined
+      ? request.selection.harness_id
+      : conversation.selected_harness_id,
+    run_id: request.selection?.run_id !== undefined
+      ? request.selection.run_id
+      : conversation.selected_run_id,
+  };
+  const earlier = listMessages(env.db, conversationId);
+  const user = addMessage(env.db, {
+    conversation_id: conversationId,
+    role: "user",
+    content: request.message,
+    parts: [],
+    run_id: null,
+  });
+  updateConversation(env.db, conversationId, {
+    selected_harness_id: selection.harness_id,
+    selected_run_id: selection.run_id,
+    ...(earlier.length === 0 && conversation.title === "New conversation"
+      ? { title: request.message.slice(0, 60) }
+      : {}),
+  });
+
+  if (!env.model) {
+    const reply = addMessage(env.db, {
+      conversation_id: conversationId,
+      role: "assistant",
+      content: COPILOT_SETUP_HELP,
+      parts: [{ type: "notice", text: "no copilot model configured" }],
+      run_id: null,
+    });
+    return {
+      frames: (async function* () {
+        yield { frame: "message", message: reply, selection };
+      })(),
+    };
+  }
+
+  const ctx: CopilotContext = {
+    hive: env.hive,
+    db: env.db,
+    conversationId,
+    selection,
+    harnessesDir: env.harnessesDir,
+    artifacts: [],
+  };
+  const spec: LoadedSpec = {
+    ...env.copilot,
+    spec: { ...env.copilot.spec, model: env.model.model },
+  };
+  const prepared = await prepareRun(env.copilot.dir, {
+    input: withSelection(request.message, selection),
+  }, {
+    spec,
+    trustChecked: true,
+    history: history(earlier),
+    extraTools: copilotTools(ctx),
+  });
+  const run = launchRun(prepared);
+  // The turn is stored when the run ends, whoever is (still) listening.
+  const done = run.result.then((result) => {
+    const text = result.status === "success"
+      ? result.output
+      : `The copilot could not finish (${result.status}${
+        result.error ? `: ${result.error.message}` : ""
+      }).${result.output ? `\n\n${result.output}` : ""}`;
+    const parts: MessagePart[] = [
+      ...activity(run.events.snapshot()),
+      ...ctx.artifacts.map((id): MessagePart => ({ type: "artifact", artifact_id: id })),
+    ];
+    const message = addMessage(env.db, {
+      conversation_id: conversationId,
+      role: "assistant",
+      content: text,
+      parts,
+      run_id: run.run_id,
+    });
+    attachArtifacts(env.db, ctx.artifacts, message.id);
+    updateConversation(env.db, conversationId, {
+      selected_harness_id: selection.harness_id,
+      selected_run_id: selection.run_id,
+    });
+    return { message, result };
+  });
+  return {
+    frames: (async function* () {
+      yield {
+        frame: "run_accepted",
+        run_id: run.run_id,
+        conversation_id: conversationId,
+        user_message_id: user.id,
+      };
+      for await (const e of run.events) {
+        yield { frame: "trace", run_id: run.run_id, seq: e.seq, type: e.type, payload: e.payload };
+      }
+      const { message, result } = await done;
+      yield { frame: "message", message, selection };
+      yield { frame: "run_result", result };
+    })(),
+  };
+}

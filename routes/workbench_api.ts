@@ -1,0 +1,471 @@
+/**
+ * The workbench API (behind `/api` of the launcher): conversations and chat, the harness catalog,
+ * specs (edited through the construction API), runs and traces, proposals and memories. It listens on
+ * a private loopback port and refuses any request without the launcher's per-launch secret.
+ *
+ * @example
+ * ```ts
+ * const api = await createWorkbenchApi({ secret, harnessesDir: "./harnesses" });
+ * Deno.serve({ hostname: "127.0.0.1", port: 0 }, api.fetch);
+ * ```
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import { addItem } from "../lib/construct/add_item.ts";
+import { removeItem, type RemoveTarget } from "../lib/construct/remove_item.ts";
+import { setField } from "../lib/construct/set_field.ts";
+import { badInput, FrameworkError } from "../lib/errors.ts";
+import { applyProposal, rejectProposal } from "../lib/evolve/decide.ts";
+import { proposeImprovement } from "../lib/evolve/propose.ts";
+import { getProposal, listProposals, PROPOSAL_STATUSES } from "../lib/evolve/proposals_store.ts";
+import { openHive } from "../lib/hive/open.ts";
+import { getRunAnyHarness, listRuns } from "../lib/hive/runs.ts";
+import { listSpecVersions } from "../lib/hive/spec_versions.ts";
+import { harnessStats } from "../lib/hive/stats.ts";
+import { readJsonObject } from "../lib/http/body.ts";
+import { errorResponse, okResponse } from "../lib/http/response.ts";
+import { type SseFrame, sseResponse } from "../lib/http/sse.ts";
+import { foldContext } from "../lib/journal/fold.ts";
+import { findRun, getTrace, readJournalBytes } from "../lib/journal/trace.ts";
+import { activeRun } from "../lib/runner/active_runs.ts";
+import { runFrames } from "../lib/runner/frames.ts";
+import { runEventFrames } from "../lib/runner/run_events.ts";
+import { startRun } from "../lib/runner/start_run.ts";
+import { isRunStatus } from "../lib/runner/types.ts";
+import { builtinCatalog } from "../lib/spec/builtins.ts";
+import { frozenRoots } from "../lib/spec/frozen.ts";
+import { checkHarness } from "../lib/spec/load.ts";
+import { validateHarness } from "../lib/spec/validate.ts";
+import { trustedEntryFor, trustFolder } from "../lib/trust/store.ts";
+import { SECRET_HEADER, secretMatches } from "../lib/workbench/access.ts";
+import {
+  catalogTree,
+  COPILOT_ID,
+  discoverHarnesses,
+  harnessDirOf,
+  registerHarnessDir,
+} from "../lib/workbench/catalog.ts";
+import { startChatTurn } from "../lib/workbench/chat.ts";
+import {
+  createConversation,
+  deleteConversation,
+  getConversation,
+  listArtifacts,
+  listConversations,
+  listMessages,
+  updateConversation,
+} from "../lib/workbench/conversations.ts";
+import {
+  type CopilotModel,
+  resolveCopilotModel,
+  setupCopilot,
+} from "../lib/workbench/copilot/setup.ts";
+import { COPILOT_TOOL_NAMES } from "../lib/workbench/copilot/tools.ts";
+import { openWorkbenchDb } from "../lib/workbench/db.ts";
+import { forgetMemory, getMemory, listMemories } from "../lib/workbench/memories.ts";
+import { initHarness } from "../lib/construct/init_harness.ts";
+
+/** Options of {@link createWorkbenchApi}. */
+export interface WorkbenchApiOptions {
+  /** The per-launch secret the launcher sends; null disables the check (tests of the API alone). */
+  secret: string | null;
+  /** Where new harnesses are created. */
+  harnessesDir: string;
+  /** Extra harness folders (`--dir`). */
+  dirs?: string[];
+  /** Trees to scan (`./harnesses` is always scanned). */
+  scanDirs?: string[];
+  /** The copilot's model (default: from the environment). */
+  copilotModel?: CopilotModel | undefined;
+  maxBodyBytes?: number;
+}
+
+/** The API, ready to serve. */
+export interface WorkbenchApi {
+  fetch: (request: Request) => Promise<Response>;
+  /** The copilot's model, when one is configured. */
+  copilotModel: CopilotModel | undefined;
+}
+
+/** Workbench edits freeze the safety roots (like proposals): the Spec tab marks them and refuses them. */
+const EDIT = { actor: "workbench", caller: "proposal" } as const;
+
+/**
+ * Builds the workbench API: sets up the copilot (validated and trusted), opens the databases and
+ * discovers harnesses.
+ *
+ * @param options Secret, folders, copilot model.
+ * @returns The request handler.
+ */
+export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<WorkbenchApi> {
+  const copilot = await setupCopilot();
+  const copilotModel = "copilotModel" in options ? options.copilotModel : resolveCopilotModel();
+  const hive = openHive();
+  const db = openWorkbenchDb();
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  await discoverHarnesses(hive, options.dirs ?? [], [
+    options.harnessesDir,
+    ...(options.scanDirs ?? []),
+  ]);
+  const chatEnv = { hive, db, copilot, model: copilotModel, harnessesDir: options.harnessesDir };
+  const app = new Hono();
+
+  app.use("*", async (c, next) => {
+    if (options.secret !== null && !secretMatches(c.req.header(SECRET_HEADER), options.secret)) {
+      throw new FrameworkError(
+        "forbidden",
+        "This port only answers the workbench launcher; open the workbench URL instead",
+      );
+    }
+    await next();
+  });
+
+  const body = (c: { req: { raw: Request } }, allowEmpty = false) =>
+    readJsonObject(c.req.raw, maxBody, { allowEmpty });
+
+  // --- the workbench itself
+  app.get("/api/health", () =>
+    okResponse({
+      ok: true,
+      copilot: copilotModel
+        ? {
+          model: `${copilotModel.model.provider}:${copilotModel.model.name ?? ""}`,
+          source: copilotModel.source,
+        }
+        : null,
+      harnesses_dir: options.harnessesDir,
+    }));
+  app.get(
+    "/api/catalog/builtins",
+    () => okResponse({ builtins: builtinCatalog(), copilot_tools: COPILOT_TOOL_NAMES }),
+  );
+
+  // --- conversations and chat
+  app.get("/api/conversations", () => okResponse({ conversations: listConversations(db) }));
+  app.post("/api/conversations", async (c) => {
+    const b = await body(c, true);
+    return okResponse(
+      createConversation(db, {
+        ...(typeof b.title === "string" ? { title: b.title } : {}),
+        ...(typeof b.harness_id === "string" ? { selected_harness_id: b.harness_id } : {}),
+      }),
+      201,
+    );
+  });
+  app.get("/api/conversations/:id", (c) => {
+    const conversation = getConversation(db, c.req.param("id"));
+    return okResponse({
+      conversation,
+      messages: listMessages(db, conversation.id),
+      artifacts: listArtifacts(db, conversation.id),
+    });
+  });
+  app.patch("/api/conversations/:id", async (c) => {
+    const b = await body(c);
+    const patch: Parameters<typeof updateConversation>[2] = {};
+    if (b.title !== undefined) patch.title = b.title as string;
+    for (const key of ["selected_harness_id", "selected_run_id"] as const) {
+      if (b[key] !== undefined) {
+        if (b[key] !== null && typeof b[key] !== "string") {
+          throw badInput(`${key} must be a string or null`);
+        }
+        patch[key] = b[key] as string | null;
+      }
+    }
+    if (typeof patch.selected_harness_id === "string") {
+      harnessDirOf(hive, patch.selected_harness_id);
+    }
+    return okResponse(updateConversation(db, c.req.param("id"), patch));
+  });
+  app.delete("/api/conversations/:id", (c) => {
+    deleteConversation(db, c.req.param("id"));
+    return okResponse({ deleted: c.req.param("id") });
+  });
+  app.post("/api/conversations/:id/messages", async (c) => {
+    const b = await body(c);
+    const selection = b.selection as
+      | { harness_id?: string | null; run_id?: string | null }
+      | undefined;
+    if (selection !== undefined && (typeof selection !== "object" || selection === null)) {
+      throw badInput("selection must be an object");
+    }
+    if (typeof selection?.harness_id === "string") harnessDirOf(hive, selection.harness_id);
+    const turn = await startChatTurn(chatEnv, c.req.param("id"), {
+      message: b.message as string,
+      ...(selection ? { selection } : {}),
+    });
+    return sseResponse((async function* (): AsyncGenerator<SseFrame> {
+      for await (const f of turn.frames) {
+        const { frame, ...data } = f;
+        yield { event: frame, data, ...(frame === "trace" ? { id: f.seq } : {}) };
+      }
+    })());
+  });
+
+  // --- harnesses
+  app.get("/api/harnesses", async () => okResponse({ harnesses: await catalogTree(hive) }));
+  app.post("/api/harnesses", async (c) => {
+    const b = await body(c);
+    if (typeof b.id !== "string") throw badInput('Send {"id": "my-harness", "template"?: "blank"}');
+    const dir = `${options.harnessesDir}/${b.id}`;
+    const made = await initHarness(dir, {
+      id: b.id,
+      template: typeof b.template === "string" ? b.template : "blank",
+      ...(typeof b.name === "string" ? { name: b.name } : {}),
+      actor: "workbench",
+    });
+    await registerHarnessDir(hive, made.dir);
+    return okResponse(made, 201);
+  });
+  app.get("/api/harnesses/:id", async (c) => {
+    const id = c.req.param("id");
+    const dir = harnessDirOf(hive, id);
+    const { parsed } = await checkHarness(dir);
+    return okResponse({
+      id,
+      dir,
+      spec: parsed.value ?? null,
+      valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
+      trusted: !!(await trustedEntryFor(dir)),
+      stats: harnessStats(hive, id),
+      evolved:
+        (hive.prepare("SELECT evolved FROM harnesses WHERE id = ?").get(id) as { evolved: number })
+          .evolved,
+    });
+  });
+  app.get("/api/harnesses/:id/spec", async (c) => {
+    const id = c.req.param("id");
+    const { parsed } = await checkHarness(harnessDirOf(hive, id));
+    return okResponse({
+      id,
+      text: parsed.text,
+      issues: parsed.issues,
+      frozen: frozenRoots(EDIT.caller),
+    });
+  });
+  app.post(
+    "/api/harnesses/:id/validate",
+    async (c) => okResponse(await validateHarness(harnessDirOf(hive, c.req.param("id")))),
+  );
+  app.post("/api/harnesses/:id/set", async (c) => {
+    const b = await body(c);
+    if (typeof b.path !== "string" || !("value" in b)) {
+      throw badInput('Send {"path": "limits.max_turns", "value": 12}');
+    }
+    const r = await setField(harnessDirOf(hive, c.req.param("id")), b.path, b.value, EDIT);
+    return okResponse({
+      path: r.path,
+      old: r.old,
+      new: r.new,
+      spec_version: r.spec_version,
+      changed: r.changed,
+    });
+  });
+  app.post("/api/harnesses/:id/add/:kind", async (c) => {
+    const r = await addItem(
+      harnessDirOf(hive, c.req.param("id")),
+      c.req.param("kind"),
+      await body(c),
+      EDIT,
+    );
+    return okResponse({ kind: r.kind, name: r.name, spec_version: r.spec_version });
+  });
+  app.post("/api/harnesses/:id/remove", async (c) => {
+    const b = await body(c);
+    let target: RemoveTarget;
+    if (typeof b.path === "string") target = { path: b.path };
+    else if (typeof b.kind === "string" && typeof b.name === "string") {
+      target = { kind: b.kind, name: b.name };
+    } else {throw badInput(
+        'Send {"path": "skills.refunds"} or {"kind": "skill", "name": "refunds"}',
+      );}
+    const r = await removeItem(harnessDirOf(hive, c.req.param("id")), target, EDIT);
+    return okResponse({ removed: r.removed, spec_version: r.spec_version });
+  });
+  app.post("/api/harnesses/:id/trust", async (c) => {
+    // An explicit person's action in the UI: the copilot has no such tool.
+    const r = await trustFolder(harnessDirOf(hive, c.req.param("id")));
+    return okResponse({ trusted: r.path, added: r.added });
+  });
+  app.get("/api/harnesses/:id/versions", (c) => {
+    const id = c.req.param("id");
+    harnessDirOf(hive, id);
+    return okResponse({ versions: listSpecVersions(hive, id, Number(c.req.query("limit") ?? 50)) });
+  });
+
+  // --- runs
+  app.get("/api/harnesses/:id/runs", (c) => {
+    const id = c.req.param("id");
+    harnessDirOf(hive, id);
+    const status = c.req.query("status");
+    if (status && !isRunStatus(status) && status !== "running") {
+      throw badInput(`Unknown status ${JSON.stringify(status)}`);
+    }
+    const limit = Number(c.req.query("limit") ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw badInput("limit must be 1 to 1000");
+    }
+    const before = c.req.query("before");
+    return okResponse({
+      runs: listRuns(hive, id, {
+        ...(status ? { status } : {}),
+        limit,
+        ...(before ? { before } : {}),
+      }),
+    });
+  });
+  app.get("/api/harnesses/:id/stats", (c) => {
+    harnessDirOf(hive, c.req.param("id"));
+    return okResponse(harnessStats(hive, c.req.param("id")));
+  });
+  app.post("/api/harnesses/:id/runs", async (c) => {
+    const b = await body(c);
+    const run = await startRun(harnessDirOf(hive, c.req.param("id")), {
+      ...(b.input !== undefined ? { input: b.input as string } : {}),
+      ...(b.input_file !== undefined ? { input_file: b.input_file as string } : {}),
+    });
+    if (c.req.query("stream") === "true") {
+      return sseResponse((async function* (): AsyncGenerator<SseFrame> {
+        for await (const f of runFrames(run)) {
+          const { frame, ...data } = f;
+          yield { event: frame, data, ...(f.frame === "trace" ? { id: f.seq } : {}) };
+        }
+      })());
+    }
+    return okResponse(await run.result);
+  });
+  app.get("/api/runs/:id", async (c) => {
+    const trace = await getTrace(hive, null, c.req.param("id"));
+    if (trace.harness_id === COPILOT_ID) {
+      throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);
+    }
+    const { run, ...rest } = trace;
+    return okResponse({ ...rest, run, live: !!activeRun(trace.run_id) });
+  });
+  app.get("/api/runs/:id/context", async (c) => {
+    const seq = Number(c.req.query("seq"));
+    if (!Number.isInteger(seq) || seq < 1) throw badInput("seq must be the seq of a model call");
+    const trace = await getTrace(hive, null, c.req.param("id"));
+    return okResponse(foldContext(trace.events, seq));
+  });
+  app.get("/api/runs/:id/export", async (c) => {
+    const row = findRun(hive, null, c.req.param("id"));
+    if (row.status === "running") {
+      throw new FrameworkError(
+        "conflict",
+        "The run is still going; export it when it has finished",
+      );
+    }
+    const bytes = await readJournalBytes(row);
+    return new Response(bytes as BodyInit, {
+      headers: {
+        "content-type": "application/x-ndjson",
+        "content-disposition": `attachment; filename="${row.run_id}.jsonl"`,
+        "cache-control": "no-store",
+      },
+    });
+  });
+  app.get("/api/runs/:id/events", async (c) => {
+    const row = getRunAnyHarness(hive, c.req.param("id"));
+    if (!row) {
+      throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);
+    }
+    const raw = c.req.header("last-event-id") ?? c.req.query("last_event_id") ?? "0";
+    const frames = runEventFrames(
+      hive,
+      row.harness_id,
+      row.run_id,
+      /^\d+$/.test(raw) ? Number(raw) : 0,
+    );
+    return sseResponse((async function* (): AsyncGenerator<SseFrame> {
+      for await (const f of frames) {
+        const { frame, ...data } = f;
+        yield { event: frame, data, ...(f.frame === "trace" ? { id: f.seq } : {}) };
+      }
+    })());
+  });
+
+  // --- proposals
+  app.get("/api/harnesses/:id/proposals", (c) => {
+    const id = c.req.param("id");
+    harnessDirOf(hive, id);
+    const status = c.req.query("status");
+    if (status && !(PROPOSAL_STATUSES as readonly string[]).includes(status)) {
+      throw badInput(`Unknown status ${JSON.stringify(status)}`);
+    }
+    return okResponse({ proposals: listProposals(hive, id, status) });
+  });
+  app.post("/api/harnesses/:id/proposals", async (c) => {
+    const b = await body(c, true);
+    const p = await proposeImprovement(harnessDirOf(hive, c.req.param("id")), {
+      trigger: "workbench",
+      caller: "proposal",
+      ...(typeof b.objective === "string" && b.objective ? { objective: b.objective } : {}),
+    });
+    return okResponse(p, 201);
+  });
+  app.get(
+    "/api/harnesses/:id/proposals/:pid",
+    (c) => okResponse(getProposal(hive, c.req.param("id"), c.req.param("pid"))),
+  );
+  app.post("/api/harnesses/:id/proposals/:pid/apply", async (c) => {
+    const b = await body(c);
+    if (b.approve_code !== undefined && !Array.isArray(b.approve_code)) {
+      throw badInput("approve_code must be a list");
+    }
+    return okResponse(
+      await applyProposal(harnessDirOf(hive, c.req.param("id")), c.req.param("pid"), {
+        approve_code: (b.approve_code as string[] | undefined) ?? [],
+        apply_yaml: b.apply_yaml === true,
+      }, { caller: "proposal" }),
+    );
+  });
+  app.post("/api/harnesses/:id/proposals/:pid/reject", async (c) => {
+    const b = await body(c);
+    return okResponse(
+      await rejectProposal(
+        harnessDirOf(hive, c.req.param("id")),
+        c.req.param("pid"),
+        b.reason as string,
+        { caller: "proposal" },
+      ),
+    );
+  });
+
+  // --- memories
+  app.get("/api/memories", (c) => {
+    const scope = c.req.query("scope");
+    if (scope !== undefined && scope !== "global" && scope !== "harness") {
+      throw badInput('scope is "global" or "harness"');
+    }
+    const harness = c.req.query("harness_id");
+    const query = c.req.query("q");
+    return okResponse({
+      memories: listMemories(db, {
+        ...(scope ? { scope: scope as "global" | "harness" } : {}),
+        ...(harness ? { harness_id: harness } : {}),
+        ...(query ? { query } : {}),
+      }),
+    });
+  });
+  app.get("/api/memories/:id", (c) => okResponse(getMemory(db, c.req.param("id"))));
+  app.delete(
+    "/api/memories/:id",
+    (c) => okResponse({ forgotten: forgetMemory(db, c.req.param("id")).id }),
+  );
+
+  app.notFound((c) =>
+    errorResponse(
+      new FrameworkError("not_found", `No route ${c.req.method} ${new URL(c.req.url).pathname}`),
+    )
+  );
+  app.onError((err) =>
+    errorResponse(
+      err instanceof URIError ? badInput("The request path is not valid percent-encoding") : err,
+    )
+  );
+
+  return { fetch: (request) => Promise.resolve(app.fetch(request)), copilotModel };
+}

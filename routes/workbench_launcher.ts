@@ -1,0 +1,144 @@
+/**
+ * The workbench launcher: the one URL and origin the browser sees. It answers only to its own host
+ * names, refuses cross-origin writes, asks for the access token when it listens beyond loopback, serves
+ * the pages, and proxies `/api` to the private API (adding the per-launch secret), passing streaming
+ * bodies and server-sent events through unbuffered.
+ *
+ * @module
+ */
+
+import { FrameworkError } from "../lib/errors.ts";
+import { errorResponse } from "../lib/http/response.ts";
+import {
+  ACCESS_COOKIE,
+  hostAllowed,
+  readCookie,
+  SECRET_HEADER,
+  secretMatches,
+} from "../lib/workbench/access.ts";
+
+/** Options of {@link createLauncher}. */
+export interface LauncherOptions {
+  /** `http://127.0.0.1:<port>` of the private API. */
+  apiOrigin: string;
+  /** The per-launch secret the API expects. */
+  secret: string;
+  /** `host:port` values the launcher answers to. */
+  allowedHosts: Set<string>;
+  /** The access token, required when listening beyond loopback; null on loopback. */
+  accessToken: string | null;
+  /** Serves everything that is not `/api`. */
+  pages: (request: Request) => Response | Promise<Response>;
+}
+
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+];
+
+function refusal(status: 401 | 403, message: string, wantsHtml: boolean): Response {
+  if (!wantsHtml) {
+    const kind = status === 401 ? "unauthorized" : "forbidden";
+    return errorResponse(new FrameworkError(kind, message));
+  }
+  const html = `<!doctype html><meta charset="utf-8"><title>Workbench</title>
+<body style="font:16px system-ui;max-width:40rem;margin:4rem auto;padding:0 1rem">
+<h1>${status === 401 ? "Access token needed" : "Refused"}</h1><p>${message}</p></body>`;
+  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+/**
+ * Builds the launcher's request handler.
+ *
+ * @param options The API, the secret, the allowed hosts, the token and the pages.
+ * @returns The handler.
+ */
+export function createLauncher(options: LauncherOptions): (request: Request) => Promise<Response> {
+  return async (request: Request) => {
+    const url = new URL(request.url);
+    const wantsHtml = !url.pathname.startsWith("/api/") && request.method === "GET";
+    // DNS-rebinding protection: only our own host names.
+    if (!hostAllowed(request.headers.get("host"), options.allowedHosts)) {
+      return refusal(
+        403,
+        "This workbench only answers to its own addresses (the Host header is foreign).",
+        wantsHtml,
+      );
+    }
+    // No writes from other sites.
+    const origin = request.headers.get("origin");
+    if (origin && request.method !== "GET" && request.method !== "HEAD") {
+      let originHost = "";
+      try {
+        originHost = new URL(origin).host;
+      } catch {
+        // not a URL
+      }
+      if (!hostAllowed(originHost, options.allowedHosts)) {
+        return refusal(403, "Cross-origin requests are refused.", wantsHtml);
+      }
+    }
+    if (options.accessToken !== null) {
+      const given = url.searchParams.get("token");
+      if (given !== null && secretMatches(given, options.accessToken)) {
+        url.searchParams.delete("token");
+        return new Response(null, {
+          status: 303,
+          headers: {
+            location: url.pathname + url.search,
+            "set-cookie": `${ACCESS_COOKIE}=${
+              encodeURIComponent(options.accessToken)
+            }; HttpOnly; SameSite=Strict; Path=/`,
+          },
+        });
+      }
+      const cookie = readCookie(request.headers.get("cookie"), ACCESS_COOKIE);
+      const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+      if (
+        !secretMatches(cookie, options.accessToken) && !secretMatches(bearer, options.accessToken)
+      ) {
+        return refusal(
+          401,
+          "Open the workbench with the URL it printed at start (it carries ?token=…).",
+          wantsHtml,
+        );
+      }
+    }
+    if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
+      return await proxy(request, url, options);
+    }
+    return await options.pages(request);
+  };
+}
+
+async function proxy(request: Request, url: URL, options: LauncherOptions): Promise<Response> {
+  const headers = new Headers(request.headers);
+  for (const h of [...HOP_BY_HOP, "host", "cookie", "authorization", SECRET_HEADER]) {
+    headers.delete(h);
+  }
+  headers.set(SECRET_HEADER, options.secret);
+  const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
+  let upstream: Response;
+  try {
+    upstream = await fetch(options.apiOrigin + url.pathname + url.search, {
+      method: request.method,
+      headers,
+      ...(hasBody ? { body: request.body, duplex: "half" } as RequestInit : {}),
+      redirect: "manual",
+      signal: request.signal,
+    });
+  } catch (err) {
+    if (request.signal.aborted) return new Response(null, { status: 499 });
+    console.error("workbench proxy:", err);
+    return errorResponse(new FrameworkError("internal", "The workbench API did not answer"));
+  }
+  const out = new Headers(upstream.headers);
+  for (const h of HOP_BY_HOP) out.delete(h);
+  // Streams (SSE) pass through as they come.
+  return new Response(upstream.body, { status: upstream.status, headers: out });
+}

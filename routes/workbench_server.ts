@@ -1,0 +1,121 @@
+/**
+ * Starting the workbench: the private API on a random loopback port (or a fixed one in development),
+ * the launcher on the public address, one per-launch secret between them, and an access token when the
+ * launcher listens beyond loopback.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { exposureWarning, isLoopbackHost } from "../lib/http/net.ts";
+import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
+import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
+import { createWorkbenchApi } from "./workbench_api.ts";
+import { createLauncher } from "./workbench_launcher.ts";
+import { createPages } from "./workbench_pages.ts";
+
+/** Options of {@link startWorkbench}. */
+export interface WorkbenchOptions {
+  /** Launcher address (default 127.0.0.1). */
+  host?: string;
+  /** Launcher port (default 8770; 0 picks one). */
+  port?: number;
+  /** The API's port (default: a random one). */
+  apiPort?: number;
+  /** Extra harness folders. */
+  dirs?: string[];
+  /** Trees to scan besides the harnesses folder. */
+  scanDirs?: string[];
+  /** Where harnesses are created and scanned first (default `./harnesses`). */
+  harnessesDir?: string;
+  /** The copilot's model (default: from the environment). */
+  copilotModel?: CopilotModel | undefined;
+  /** Where warnings go (default stderr). */
+  warn?: (text: string) => void;
+}
+
+/** A running workbench. */
+export interface RunningWorkbench {
+  /** The launcher's URL. */
+  url: string;
+  /** The URL to open (with `?token=` beyond loopback). */
+  openUrl: string;
+  /** The private API's URL (not reachable without the secret). */
+  apiUrl: string;
+  copilotModel: CopilotModel | undefined;
+  /** Stops both servers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the workbench.
+ *
+ * @example
+ * ```ts
+ * const wb = await startWorkbench({ port: 8770 });
+ * console.log(`Open ${wb.openUrl}`);
+ * ```
+ * @param options Addresses, folders, copilot model.
+ * @returns The running workbench.
+ */
+export async function startWorkbench(options: WorkbenchOptions = {}): Promise<RunningWorkbench> {
+  const host = options.host ?? "127.0.0.1";
+  const harnessesDir = options.harnessesDir ?? "./harnesses";
+  const secret = newSecret();
+  const api = await createWorkbenchApi({
+    secret,
+    harnessesDir: await absolute(harnessesDir),
+    dirs: options.dirs ?? [],
+    scanDirs: options.scanDirs ?? [],
+    ...("copilotModel" in options ? { copilotModel: options.copilotModel } : {}),
+  });
+  const apiServer = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.apiPort ?? 0,
+    onListen: () => {},
+  }, api.fetch);
+  const apiUrl = `http://127.0.0.1:${apiServer.addr.port}`;
+  const accessToken = isLoopbackHost(host) ? null : newSecret(16);
+  const allowed = new Set<string>();
+  const launcher = createLauncher({
+    apiOrigin: apiUrl,
+    secret,
+    allowedHosts: allowed,
+    accessToken,
+    pages: createPages({ apiUrl, secret }),
+  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve(
+      { hostname: host, port: options.port ?? 8770, onListen: () => {} },
+      launcher,
+    );
+  } catch (err) {
+    await apiServer.shutdown();
+    throw err;
+  }
+  const port = server.addr.port;
+  for (const h of allowedHosts(host, port)) allowed.add(h);
+  const shown = host === "0.0.0.0" || host === "::"
+    ? "127.0.0.1"
+    : host.includes(":")
+    ? `[${host}]`
+    : host;
+  const url = `http://${shown}:${port}`;
+  if (accessToken) {
+    (options.warn ?? ((t) => console.error(t)))(exposureWarning("the workbench", host, port));
+  }
+  return {
+    url,
+    openUrl: accessToken ? `${url}/?token=${accessToken}` : url,
+    apiUrl,
+    copilotModel: api.copilotModel,
+    async close() {
+      await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
+    },
+  };
+}
+
+async function absolute(dir: string): Promise<string> {
+  return await Deno.realPath(dir).catch(() => resolve(dir));
+}
