@@ -367,7 +367,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       },
     });
   });
-  app.get("/api/runs/:id/events", async (c) => {
+  app.get("/api/runs/:id/events", (c) => {
     const row = getRunAnyHarness(hive, c.req.param("id"));
     if (!row) {
       throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);

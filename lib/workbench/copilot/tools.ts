@@ -357,15 +357,15 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
       "Measure a harness: success rate, cost, turns, durations and failure groups.",
       HARNESS,
       [],
-      async (args) => {
+      (args) => {
         const { id } = target(ctx, args);
         const s = harnessStats(ctx.hive, id);
-        return {
+        return Promise.resolve({
           id,
           runs: s.runs,
           failure_groups: s.failure_groups,
           recent_failures: s.recent_failures,
-        };
+        });
       },
     ),
 
