@@ -1,0 +1,93 @@
+/**
+ * Starts the real `framework workbench` as a subprocess on a free port and stops it.
+ *
+ * @module
+ */
+
+import { CLI_PATH } from "./cli.ts";
+
+/** A running workbench process. */
+export interface RunningWorkbenchProcess extends AsyncDisposable {
+  /** The launcher's URL. */
+  url: string;
+  /** The URL to open (with `?token=` beyond loopback). */
+  openUrl: string;
+  /** The private API's URL (needs the secret, which only the launcher has). */
+  apiUrl: string;
+  /** The copilot model line, or null. */
+  copilot: string | null;
+  stderr: () => string;
+  /** Stops it (SIGTERM) and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startWorkbenchProcess}. */
+export interface WorkbenchProcessOptions {
+  /** FRAMEWORK_HOME of the process. */
+  home: string;
+  /** Its working folder (its ./harnesses is scanned and new harnesses go there). */
+  cwd: string;
+  /** Extra arguments (`--host 0.0.0.0`, `--dir X`). */
+  args?: string[];
+  /** Extra environment (`FRAMEWORK_COPILOT_MODEL`). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts `framework workbench --port 0 --json` and waits until it listens.
+ *
+ * @param options Home, folder, arguments, environment.
+ * @returns The running workbench; dispose it to stop it.
+ */
+export async function startWorkbenchProcess(options: WorkbenchProcessOptions): Promise<RunningWorkbenchProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", CLI_PATH, "workbench", "--port", "0", "--json", ...(options.args ?? [])],
+    cwd: options.cwd,
+    env: { FRAMEWORK_HOME: options.home, NO_COLOR: "1", FRAMEWORK_COPILOT_MODEL: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", ...options.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  const errDone = (async () => {
+    const d = new TextDecoder();
+    for await (const c of child.stderr) err += d.decode(c);
+  })();
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const outDone = child.stdout.pipeTo(new WritableStream()).catch(() => {});
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // gone
+    }
+    await child.status;
+    await Promise.all([errDone, outDone]);
+  };
+  let data: { url: string; open_url: string; api_url: string; copilot: string | null };
+  try {
+    data = JSON.parse(out.split("\n")[0]!).data;
+  } catch {
+    await stop();
+    throw new Error(`the workbench did not start: ${out}\n${err}`);
+  }
+  return {
+    url: data.url,
+    openUrl: data.open_url,
+    apiUrl: data.api_url,
+    copilot: data.copilot,
+    stderr: () => err,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
