@@ -1,18 +1,19 @@
 /**
  * `deno task demo`: the main job on a fresh machine. Creates the example harness in
- * `./harnesses/hello` when it is missing, validates it, runs it once offline and prints the result and
- * a summary of its trace.
+ * `./harnesses/hello` when it is missing, runs it once offline, and starts the workbench on
+ * http://127.0.0.1:8770 with the example selected.
  *
  * @module
  */
 
 import { initHarness } from "../lib/construct/init_harness.ts";
-import { openHive } from "../lib/hive/open.ts";
-import { getTrace } from "../lib/journal/trace.ts";
 import { startRun } from "../lib/runner/start_run.ts";
-import { formatIssue } from "../lib/spec/issues.ts";
 import { validateHarness } from "../lib/spec/validate.ts";
+import { formatIssue } from "../lib/spec/issues.ts";
 import { trustFolder } from "../lib/trust/store.ts";
+import { createConversation, listConversations } from "../lib/workbench/conversations.ts";
+import { openWorkbenchDb } from "../lib/workbench/db.ts";
+import { startWorkbench } from "../routes/workbench_server.ts";
 
 const dir = "./harnesses/hello";
 try {
@@ -28,33 +29,20 @@ if (!result.valid) {
   console.error("The example harness is invalid; see the problems above.");
   Deno.exit(2);
 }
-console.log(`harness.yaml is valid (spec version ${result.spec_version?.slice(0, 12)}…).`);
-
 // The demo runs the example it made; running it is what `deno task demo` was asked to do.
 await trustFolder(dir);
-const run = await startRun(dir, { input: "Hello! What does my note say?" });
-const r = await run.result;
-console.log(
-  `\nRun ${r.run_id}: ${r.status} in ${r.turns} turns, $${
-    r.cost_usd.toFixed(6)
-  }, ${r.duration_ms} ms`,
-);
-console.log(`Output: ${r.output}`);
-const trace = await getTrace(openHive(), r.harness_id, r.run_id);
-console.log(
-  `\nTrace (${
-    trace.integrity.ok ? "hash chain verified" : `BROKEN at seq ${trace.integrity.broken_at}`
-  }):`,
-);
-for (const e of trace.events) {
-  const p = e.payload as Record<string, unknown>;
-  const detail = e.type === "tool_call"
-    ? ` ${p.name}(${JSON.stringify(p.arguments)})`
-    : e.type === "model_response" && p.text
-    ? ` "${p.text}"`
-    : "";
-  console.log(`  ${String(e.seq).padStart(2)} ${e.type}${detail}`);
+const r = await (await startRun(dir, { input: "Hello! What does my note say?" })).result;
+console.log(`Ran it once: ${r.status} in ${r.turns} turns — "${r.output}"`);
+
+const db = openWorkbenchDb();
+if (!listConversations(db).some((c) => c.selected_harness_id === result.id)) {
+  createConversation(db, { title: "Getting started", selected_harness_id: result.id ?? null });
 }
+const port = Number(Deno.env.get("FRAMEWORK_UI_PORT") ?? 8770);
+const wb = await startWorkbench({ port });
 console.log(
-  `\nNext: deno task framework run ${dir} --input "Hi"   ·   deno task framework trace ${r.run_id}`,
+  `\nWorkbench: ${wb.openUrl}  (the example harness "${result.id}" is selected; Ctrl-C stops it)`,
 );
+if (!wb.copilotModel) {
+  console.log("The copilot needs a model: set FRAMEWORK_COPILOT_MODEL (see docs/workbench.md).");
+}

@@ -1,0 +1,19 @@
+/**
+ * `deno task workbench`: the workbench from a checkout. The UI listens on 127.0.0.1:5173 and the API on
+ * 127.0.0.1:8770 (`FRAMEWORK_UI_PORT`, `FRAMEWORK_UI_API_PORT`); state lives in the checkout's
+ * `.framework-dev/` (git-ignored), not in `~/.framework`. The task restarts it when code changes.
+ *
+ * @module
+ */
+
+import { setFrameworkHome } from "../lib/paths.ts";
+import { startWorkbench } from "../routes/workbench_server.ts";
+
+const checkout = new URL("..", import.meta.url).pathname;
+if (!Deno.env.get("FRAMEWORK_HOME")) setFrameworkHome(`${checkout}.framework-dev`);
+const port = Number(Deno.env.get("FRAMEWORK_UI_PORT") ?? 5173);
+const apiPort = Number(Deno.env.get("FRAMEWORK_UI_API_PORT") ?? 8770);
+const wb = await startWorkbench({ port, apiPort, harnessesDir: `${checkout}harnesses` });
+console.log(
+  `Workbench (development): ${wb.openUrl}  ·  API on ${wb.apiUrl}  ·  state in .framework-dev/`,
+);
