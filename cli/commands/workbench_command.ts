@@ -74,7 +74,7 @@ export function registerWorkbenchCommand(program: Command): void {
           const info = {
             url: wb.url,
             open_url: wb.openUrl,
-          api_url: wb.apiUrl,
+            api_url: wb.apiUrl,
             copilot: wb.copilotModel
               ? `${wb.copilotModel.model.provider}:${wb.copilotModel.model.name ?? ""}`
               : null,

@@ -39,11 +39,30 @@ export interface WorkbenchProcessOptions {
  * @param options Home, folder, arguments, environment.
  * @returns The running workbench; dispose it to stop it.
  */
-export async function startWorkbenchProcess(options: WorkbenchProcessOptions): Promise<RunningWorkbenchProcess> {
+export async function startWorkbenchProcess(
+  options: WorkbenchProcessOptions,
+): Promise<RunningWorkbenchProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", CLI_PATH, "workbench", "--port", "0", "--json", ...(options.args ?? [])],
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      CLI_PATH,
+      "workbench",
+      "--port",
+      "0",
+      "--json",
+      ...(options.args ?? []),
+    ],
     cwd: options.cwd,
-    env: { FRAMEWORK_HOME: options.home, NO_COLOR: "1", FRAMEWORK_COPILOT_MODEL: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", ...options.env },
+    env: {
+      FRAMEWORK_HOME: options.home,
+      NO_COLOR: "1",
+      FRAMEWORK_COPILOT_MODEL: "",
+      OPENAI_API_KEY: "",
+      ANTHROPIC_API_KEY: "",
+      ...options.env,
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
