@@ -149,12 +149,18 @@ function withHive<T>(home: string, fn: (hive: ReturnType<typeof openHive>) => T)
 }
 
 /** Sends a raw HTTP/1.1 request (so the Host header is exactly the one given). */
-async function rawRequest(port: number, host: string, path: string): Promise<number> {
+async function rawRequest(
+  port: number,
+  host: string,
+  path: string,
+  cookie?: string,
+): Promise<number> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   try {
+    const extra = cookie ? `Cookie: ${cookie}\r\n` : "";
     await conn.write(
       new TextEncoder().encode(
-        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`,
+        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\n${extra}Connection: close\r\n\r\n`,
       ),
     );
     let text = "";
@@ -587,6 +593,14 @@ Deno.test("workbench access: the private API wants the secret, the launcher its 
       const health = await fetch(`${base}/api/health`, { headers: { cookie } });
       assert.equal(health.status, 200);
       assert.equal((await health.json()).ok, true);
+      const port = Number(open.port);
+      assert.equal(await rawRequest(port, `127.0.0.1:${port}`, "/api/health", cookie), 200);
+      assert.equal(
+        await rawRequest(port, `evil.example:${port}`, "/api/health", cookie),
+        403,
+        "a foreign Host is refused even with the access cookie",
+      );
+      assert.equal(await rawRequest(port, `evil.example:${port}`, "/api/health"), 403);
 
       const same = await fetch(`${base}/api/conversations`, {
         method: "POST",
