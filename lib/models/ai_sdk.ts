@@ -201,7 +201,8 @@ export function toProviderError(err: unknown, label: string): ProviderError {
 /**
  * Creates a provider for `openai`, `anthropic` or `openai-compatible`. Keys come from
  * `model.api_key_env` (or the provider's usual variable) in the environment or the harness's `.env`.
- * `model.options.stream: true` streams the reply (collected before the runner sees it).
+ * `model.options.stream: true` streams the reply (collected before the runner sees it); so does a
+ * request with `onText`, which sees the text as it comes.
  *
  * @example
  * ```ts
@@ -244,9 +245,20 @@ export function createAiSdkProvider(model: ModelSpec, harnessDir: string): Model
         let usage: { inputTokens: number | undefined; outputTokens: number | undefined };
         let finish: string;
         let warnings: unknown[] | undefined;
-        if (stream) {
+        if (stream || request.onText) {
           let streamError: unknown;
-          const r = streamText({ ...common, onError: ({ error }) => void (streamError ??= error) });
+          const onText = request.onText;
+          const r = streamText({
+            ...common,
+            onError: ({ error }) => void (streamError ??= error),
+            ...(onText
+              ? {
+                onChunk: ({ chunk }) => {
+                  if (chunk.type === "text-delta" && chunk.text) onText(chunk.text);
+                },
+              }
+              : {}),
+          });
           [text, calls, usage, finish, warnings] = await Promise.all([
             r.text,
             r.toolCalls,

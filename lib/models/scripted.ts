@@ -91,6 +91,10 @@ export function createScriptedModel(model: ModelSpec): ModelProvider {
         });
       }
       const text = reply.text ?? "";
+      if (request.onText && text) {
+        // A live view in word-sized pieces, as a streaming provider would give it.
+        for (const piece of text.match(/\S+\s*|\s+/g) ?? [text]) request.onText(piece);
+      }
       const tool_calls = (reply.tool_calls ?? []).map((c, i) => ({
         id: c.id ?? `call_${calls}_${i + 1}`,
         name: c.name,

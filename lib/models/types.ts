@@ -40,6 +40,11 @@ export interface ModelRequest {
   /** The run's input text (the scripted provider chooses a scenario with it). */
   input: string;
   signal: AbortSignal;
+  /**
+   * Receives the reply's text as it is generated (a live view; the journal keeps the whole reply).
+   * Providers that can stream do so when it is given.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** What a model call returns. */

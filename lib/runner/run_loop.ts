@@ -23,7 +23,7 @@ import { failureSignature } from "./failure_signature.ts";
 import { buildGuardrails, firstTrip, type GuardState } from "./guardrails.ts";
 import { buildHooks } from "./hooks.ts";
 import { composeSystemPrompt } from "./prompt.ts";
-import type { RunResult, RunStatus } from "./types.ts";
+import type { RunResult, RunStatus, TextDelta } from "./types.ts";
 import { buildValidators } from "./validators.ts";
 
 /** Limits applied when the spec sets none. */
@@ -47,6 +47,8 @@ export interface LoopContext {
   history: Message[];
   /** Tools added to the spec's. */
   extraTools: Tool[];
+  /** Sees reply text as it is generated. */
+  onText: ((delta: TextDelta) => void) | undefined;
 }
 
 /** Why a run ended before a normal final answer. */
@@ -193,6 +195,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
         tools: toolSpecs,
         input: ctx.inputText,
         signal,
+        ...(ctx.onText ? { onText: (text: string) => ctx.onText!({ turn: turns, text }) } : {}),
       });
       const callCost = costOf(response.usage, price);
       cost += callCost;

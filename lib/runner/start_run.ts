@@ -28,7 +28,7 @@ import { createEventStream, type EventStream } from "./event_stream.ts";
 import { maybeAutoPropose } from "../evolve/auto_propose.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { runLoop } from "./run_loop.ts";
-import type { RunResult } from "./types.ts";
+import type { RunResult, TextDelta } from "./types.ts";
 
 /** What a run is asked: literal `input`, a file (`input_file`), or both. */
 export interface RunInput {
@@ -54,6 +54,8 @@ export interface RunOptions {
   history?: Message[];
   /** Tools added to the spec's (the workbench copilot's native tools). */
   extraTools?: Tool[];
+  /** Sees each model reply's text as it is generated (not journalled: `model_response` holds it). */
+  onText?: (delta: TextDelta) => void;
 }
 
 /** A started run. */
@@ -201,6 +203,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     makeProvider: options.createProvider ?? createProvider,
     history: options.history ?? [],
     extraTools: options.extraTools ?? [],
+    onText: options.onText,
   }).then((r) => {
     try {
       finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });

@@ -44,3 +44,10 @@ export interface RunResult {
 export function isRunStatus(s: string): s is RunStatus {
   return (RUN_STATUSES as readonly string[]).includes(s);
 }
+
+/** A piece of a model reply's text as it is generated (a live view, not journalled). */
+export interface TextDelta {
+  /** The turn of the model call. */
+  turn: number;
+  text: string;
+}

@@ -11,6 +11,7 @@ import { badInput } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import type { Message } from "../models/types.ts";
+import { createEventStream } from "../runner/event_stream.ts";
 import { launchRun, prepareRun } from "../runner/start_run.ts";
 import type { RunResult } from "../runner/types.ts";
 import type { LoadedSpec } from "../spec/load.ts";
@@ -32,6 +33,7 @@ import type { WorkbenchDb } from "./db.ts";
 export type ChatFrame =
   | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
   | { frame: "trace"; run_id: string; seq: number; type: string; payload: Record<string, unknown> }
+  | { frame: "delta"; run_id: string; turn: number; text: string }
   | { frame: "message"; message: ChatMessage; selection: CopilotContext["selection"] }
   | { frame: "run_result"; result: RunResult };
 
@@ -173,6 +175,8 @@ export async function startChatTurn(
     ...env.copilot,
     spec: { ...env.copilot.spec, model: env.model.model },
   };
+  // Journal events and the reply's text as it is generated, in the order they happen.
+  const live = createEventStream<ChatFrame>();
   const prepared = await prepareRun(env.copilot.dir, {
     input: withSelection(request.message, selection),
   }, {
@@ -180,6 +184,7 @@ export async function startChatTurn(
     trustChecked: true,
     history: history(earlier),
     extraTools: copilotTools(ctx),
+    onText: ({ turn, text }) => live.push({ frame: "delta", run_id: prepared.run_id, turn, text }),
   });
   const run = launchRun(prepared);
   // The turn is stored when the run ends, whoever is (still) listening.
@@ -207,6 +212,28 @@ export async function startChatTurn(
     });
     return { message, result };
   });
+  // Journal events join the live stream as they are written; deltas carry their turn, so a reader
+  // places them whatever the interleaving.
+  (async () => {
+    try {
+      for await (const e of run.events) {
+        live.push({
+          frame: "trace",
+          run_id: run.run_id,
+          seq: e.seq,
+          type: e.type,
+          payload: e.payload,
+        });
+      }
+      const { message, result } = await done;
+      live.push({ frame: "message", message, selection });
+      live.push({ frame: "run_result", result });
+    } catch (err) {
+      console.error(`workbench: the turn of ${run.run_id} could not be stored:`, err);
+    } finally {
+      live.close();
+    }
+  })();
   return {
     frames: (async function* () {
       yield {
@@ -215,12 +242,7 @@ export async function startChatTurn(
         conversation_id: conversationId,
         user_message_id: user.id,
       };
-      for await (const e of run.events) {
-        yield { frame: "trace", run_id: run.run_id, seq: e.seq, type: e.type, payload: e.payload };
-      }
-      const { message, result } = await done;
-      yield { frame: "message", message, selection };
-      yield { frame: "run_result", result };
+      yield* live;
     })(),
   };
 }

@@ -105,12 +105,19 @@ function turnOf(frames: Frame[]): { runId: string; message: Json; selection: Jso
   assert.equal(events.at(-2), "message", `frames: ${events.join(",")}`);
   assert.equal(events.filter((e) => e === "message").length, 1);
   assert.ok(
-    events.slice(1, -2).every((e) => e === "trace"),
-    `only trace frames in between: ${events.join(",")}`,
+    events.slice(1, -2).every((e) => e === "trace" || e === "delta"),
+    `only trace and delta frames in between: ${events.join(",")}`,
   );
   const traces = frames.filter((f) => f.event === "trace");
   assert.ok(traces.length > 0, "the copilot's journal events are streamed");
   assert.ok(traces.every((f) => f.data.run_id === runId));
+  // The live text of each turn adds up to the journalled model_response of that turn.
+  const deltas = frames.filter((f) => f.event === "delta");
+  assert.ok(deltas.every((f) => f.data.run_id === runId));
+  for (const r of traces.filter((f) => f.data.type === "model_response")) {
+    const live = deltas.filter((d) => d.data.turn === r.data.payload.turn).map((d) => d.data.text);
+    assert.equal(live.join(""), r.data.payload.text, `turn ${r.data.payload.turn} streamed`);
+  }
   const { message, selection } = frames.at(-2)!.data;
   assert.equal(message.role, "assistant");
   assert.equal(message.run_id, runId, "the stored message names the copilot run");

@@ -240,3 +240,52 @@ Deno.test("providers: an unknown price costs 0 and is journalled as a warning", 
     "no key is sent when none is configured",
   );
 });
+
+Deno.test("providers: a run with onText streams each reply as it comes, and the journal keeps the whole text", async (t) => {
+  await using _home = await tempHome();
+  await using tmp = await tempDir();
+  await using llm = await startFakeLlm();
+  for (const provider of ["openai-compatible", "anthropic"]) {
+    await t.step(provider, async () => {
+      const dir = await harness(tmp.path, `live-${provider}`, llm, { provider, name: "m" });
+      llm.queue(
+        {
+          text: "Let me look that up.",
+          tool_calls: [{ id: "c1", name: "file_read", arguments: { path: "workspace/order.txt" } }],
+        },
+        { text: "Your order 42 has shipped today." },
+      );
+      const before = llm.requests.length;
+      const deltas: { turn: number; text: string }[] = [];
+      const run = await startRun(dir, { input: "Where is 42?" }, {
+        onText: (d) => deltas.push(d),
+      });
+      const result = await run.result;
+      assert.equal(result.status, "success", JSON.stringify(result.error));
+      // The provider streamed although the spec did not ask for it: someone was listening.
+      assert.ok(llm.requests.slice(before).every((r) => r.body.stream === true));
+      assert.ok(deltas.filter((d) => d.turn === 2).length > 1, "the reply came in pieces");
+      const texts = run.events.snapshot().filter((e) => e.type === "model_response").map((e) =>
+        e.payload
+      );
+      for (const r of texts) {
+        const live = deltas.filter((d) => d.turn === r.turn).map((d) => d.text).join("");
+        assert.equal(live, r.text);
+      }
+      assert.equal(texts.at(-1)!.text, "Your order 42 has shipped today.");
+    });
+  }
+});
+
+Deno.test("scripted provider: onText gives the reply in word-sized pieces that add up to it", async () => {
+  await using _home = await tempHome();
+  await using tmp = await tempDir();
+  const dir = await writeHarness(tmp.path, "words", {
+    model: { provider: "scripted", replies: [{ text: "One two  three." }] },
+  });
+  const pieces: string[] = [];
+  const result = await (await startRun(dir, { input: "x" }, { onText: (d) => pieces.push(d.text) }))
+    .result;
+  assert.equal(result.output, "One two  three.");
+  assert.deepEqual(pieces, ["One ", "two  ", "three."]);
+});
