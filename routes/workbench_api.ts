@@ -23,12 +23,14 @@ import { getProposal, listProposals, PROPOSAL_STATUSES } from "../lib/evolve/pro
 import { openHive } from "../lib/hive/open.ts";
 import { getRunAnyHarness, listRuns } from "../lib/hive/runs.ts";
 import { listSpecVersions } from "../lib/hive/spec_versions.ts";
+import { specVersion } from "../lib/spec/version.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { readJsonObject } from "../lib/http/body.ts";
 import { errorResponse, okResponse } from "../lib/http/response.ts";
 import { type SseFrame, sseResponse } from "../lib/http/sse.ts";
 import { foldContext } from "../lib/journal/fold.ts";
 import { findRun, getTrace, readJournalBytes } from "../lib/journal/trace.ts";
+import { stopLiveRun } from "../lib/runner/stop_run.ts";
 import { activeRun } from "../lib/runner/active_runs.ts";
 import { runFrames } from "../lib/runner/frames.ts";
 import { runEventFrames } from "../lib/runner/run_events.ts";
@@ -227,6 +229,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       id,
       dir,
       spec: parsed.value ?? null,
+      spec_version: parsed.spec ? specVersion(parsed.spec) : null,
       valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
       trusted: !!(await trustedEntryFor(dir)),
       stats: harnessStats(hive, id),
@@ -341,8 +344,23 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     if (trace.harness_id === COPILOT_ID) {
       throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);
     }
-    const { run, ...rest } = trace;
-    return okResponse({ ...rest, run, live: !!activeRun(trace.run_id) });
+    const raw = c.req.query("limit");
+    const limit = raw === undefined ? undefined : Number(raw);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
+      throw badInput("limit is a whole number of events (0 or more)");
+    }
+    const { run, events, ...rest } = trace;
+    return okResponse({
+      ...rest,
+      events: limit === undefined ? events : events.slice(0, limit),
+      event_count: events.length,
+      run,
+      live: !!activeRun(trace.run_id),
+    });
+  });
+  app.post("/api/runs/:id/stop", async (c) => {
+    const result = await stopLiveRun(hive, null, c.req.param("id"));
+    return okResponse({ stopped: true, result });
   });
   app.get("/api/runs/:id/context", async (c) => {
     const seq = Number(c.req.query("seq"));

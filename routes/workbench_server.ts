@@ -12,7 +12,7 @@ import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
 import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
 import { createWorkbenchApi } from "./workbench_api.ts";
 import { createLauncher } from "./workbench_launcher.ts";
-import { createPages } from "./workbench_pages.ts";
+import { createPages } from "./workbench_pages.tsx";
 
 /** Options of {@link startWorkbench}. */
 export interface WorkbenchOptions {
@@ -32,6 +32,10 @@ export interface WorkbenchOptions {
   copilotModel?: CopilotModel | undefined;
   /** Where warnings go (default stderr). */
   warn?: (text: string) => void;
+  /** A development checkout: pages reload when the server restarts. */
+  dev?: boolean;
+  /** Replaces the embedded browser script and styles. */
+  assets?: { js: string; css: string };
 }
 
 /** A running workbench. */
@@ -82,7 +86,12 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     secret,
     allowedHosts: allowed,
     accessToken,
-    pages: createPages({ apiUrl, secret }),
+    pages: createPages({
+      apiUrl,
+      secret,
+      ...(options.dev ? { dev: true } : {}),
+      ...(options.assets ? { assets: options.assets } : {}),
+    }),
   });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {

@@ -71,6 +71,8 @@ export interface RunHandle {
   result: Promise<RunResult>;
   /** Controls applied at the next turn boundary. */
   controls: ControlQueue;
+  /** Stops the run now (status `error`, reason `stopped`); a no-op once it has ended. */
+  stop(): void;
 }
 
 const MAX_INPUT_FILE_BYTES = 1024 * 1024;
@@ -188,6 +190,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
   });
   const events = createEventStream<JournalEvent>();
   const controls = createControlQueue();
+  const stopper = new AbortController();
   const result = runLoop({
     run_id,
     loaded,
@@ -198,7 +201,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     journal,
     events,
     controls,
-    signal: options.signal,
+    signal: options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal,
     parentRunId: options.parentRunId ?? null,
     makeProvider: options.createProvider ?? createProvider,
     history: options.history ?? [],
@@ -224,6 +227,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     events,
     result,
     controls,
+    stop: () => stopper.abort(new Error("The run was stopped")),
   };
   registerActiveRun(handle);
   return handle;

@@ -62,10 +62,29 @@ export function frozenRootOf(
   path: string | readonly (string | number)[],
   caller: Caller,
 ): string | undefined {
+  return frozenRootIn(path, frozenRoots(caller));
+}
+
+/**
+ * The root of a list that a path touches by containment (see {@link frozenRootOf}); the pages use it
+ * with the frozen roots the API reports.
+ *
+ * @example
+ * ```ts
+ * frozenRootIn("model.name", ["model"]); // "model"
+ * ```
+ * @param path A dotted path (or its segments).
+ * @param roots Frozen dotted roots.
+ * @returns The root it touches, or undefined.
+ */
+export function frozenRootIn(
+  path: string | readonly (string | number)[],
+  roots: readonly string[],
+): string | undefined {
   const segments =
     (typeof path === "string" ? (path === "" ? [] : path.split(".")) : path.map(String))
       .map((s) => s.toLowerCase());
-  for (const root of frozenRoots(caller)) {
+  for (const root of roots) {
     const rootSegments = root.split(".");
     const n = Math.min(rootSegments.length, segments.length);
     let same = true;

@@ -1,0 +1,190 @@
+/**
+ * The workbench's pages: every address of `ui/route.ts` rendered on the server with the data its
+ * islands show (read from the private API), plus the page's own script and styles. A strict content
+ * security policy keeps every byte on this origin.
+ *
+ * @module
+ */
+
+import appCss from "../ui/app.css" with { type: "text" };
+import clientJs from "../ui/dist/client.js" with { type: "text" };
+import { sha256Hex } from "../lib/spec/version.ts";
+import { SECRET_HEADER } from "../lib/workbench/access.ts";
+import { escapeHtml, renderDocument } from "../ui/document.tsx";
+import type { PageState } from "../ui/page_state.ts";
+import { pagePaths, paths } from "../ui/paths.ts";
+import { parseRoute, type Route } from "../ui/route.ts";
+import type { Conversation, Health } from "../ui/types.ts";
+
+/** Options of {@link createPages}. */
+export interface PagesOptions {
+  apiUrl: string;
+  secret: string;
+  /** A development checkout: pages reload when the server restarts. */
+  dev?: boolean;
+  /** Replaces the embedded script and styles (a development checkout builds them fresh). */
+  assets?: { js: string; css: string };
+}
+
+/** The content security policy of every page: nothing from another origin, no inline script. */
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join("; ");
+
+interface Asset {
+  body: string;
+  type: string;
+  version: string;
+}
+
+function asset(body: string, type: string): Asset {
+  return { body, type, version: sha256Hex(body).slice(0, 12) };
+}
+
+function serveAsset(a: Asset, url: URL): Response {
+  return new Response(a.body, {
+    headers: {
+      "content-type": a.type,
+      "cache-control": url.searchParams.get("v") === a.version
+        ? "public, max-age=31536000, immutable"
+        : "no-cache",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
+function html(body: string, status = 200): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": PAGE_CSP,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+/**
+ * Builds the page handler.
+ *
+ * @example
+ * ```ts
+ * const pages = createPages({ apiUrl: "http://127.0.0.1:40123", secret });
+ * const res = await pages(new Request("http://127.0.0.1:8770/h/hello/trace"));
+ * ```
+ * @param options Where the API is, its secret, and development settings.
+ * @returns The handler for every path that is not `/api`.
+ */
+export function createPages(options: PagesOptions): (request: Request) => Promise<Response> {
+  const js = asset(options.assets?.js ?? clientJs, "text/javascript; charset=utf-8");
+  const css = asset(options.assets?.css ?? appCss, "text/css; charset=utf-8");
+  const urls = { js: `/static/client.js?v=${js.version}`, css: `/static/app.css?v=${css.version}` };
+  const boot = crypto.randomUUID();
+
+  const api = async (path: string): Promise<{ status: number; data?: unknown }> => {
+    const res = await fetch(options.apiUrl + path, {
+      headers: { [SECRET_HEADER]: options.secret },
+    });
+    const body = await res.json().catch(() => null);
+    return res.ok && body?.ok ? { status: res.status, data: body.data } : { status: res.status };
+  };
+
+  return async (request) => {
+    const url = new URL(request.url);
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD" } });
+    }
+    if (url.pathname === "/static/client.js") return serveAsset(js, url);
+    if (url.pathname === "/static/app.css") return serveAsset(css, url);
+    if (url.pathname === "/_dev/boot" && options.dev) return bootStream(boot, request.signal);
+    const route = parseRoute(url);
+    if (!route) return html(notFoundPage(url.pathname), 404);
+
+    const [health, conversations] = await Promise.all([
+      api(paths.health()),
+      api(paths.conversations()),
+    ]);
+    const resolved = resolveRoute(
+      route,
+      url,
+      (conversations.data as { conversations: Conversation[] } | undefined)?.conversations ?? [],
+    );
+    const wanted = pagePaths(resolved).filter((p) => p !== paths.conversations());
+    const loaded = await Promise.all(wanted.map(async (p) => [p, await api(p)] as const));
+    const data: Record<string, unknown> = {};
+    if (conversations.data) data[paths.conversations()] = conversations.data;
+    let status = 200;
+    for (const [p, r] of loaded) {
+      if (r.data !== undefined) data[p] = r.data;
+      else if (r.status === 404 && resolved.harness && p === paths.harness(resolved.harness)) {
+        status = 404;
+      }
+    }
+    const state: PageState = {
+      route: resolved,
+      data,
+      health: (health.data as Health | undefined) ?? { copilot: null, harnesses_dir: "" },
+      dev: !!options.dev,
+    };
+    return html(renderDocument(state, urls), status);
+  };
+}
+
+/**
+ * The route a page shows: without `?c=` the most recent conversation; on `/`, the harness and run
+ * that conversation had selected.
+ */
+function resolveRoute(route: Route, url: URL, conversations: Conversation[]): Route {
+  const conversation = route.conversation
+    ? conversations.find((c) => c.id === route.conversation)
+    : conversations[0];
+  const out: Route = { ...route, conversation: conversation?.id ?? route.conversation };
+  if (route.page === "workbench" && url.pathname === "/" && !route.harness && conversation) {
+    out.harness = conversation.selected_harness_id;
+    out.run = route.run ?? conversation.selected_run_id;
+  }
+  return out;
+}
+
+function bootStream(boot: string, signal: AbortSignal): Response {
+  const enc = new TextEncoder();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(enc.encode(`retry: 500\nevent: boot\ndata: ${boot}\n\n`));
+      timer = setInterval(() => controller.enqueue(enc.encode(": keep-alive\n\n")), 15_000);
+      signal.addEventListener("abort", () => {
+        clearInterval(timer);
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      });
+    },
+    cancel() {
+      clearInterval(timer);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-store" },
+  });
+}
+
+function notFoundPage(path: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Workbench</title></head>
+<body style="font:15px system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
+<h1>Nothing at ${escapeHtml(path)}</h1>
+<p>The workbench has <a href="/">the chat</a>, <code>/h/&lt;harness&gt;/&lt;tab&gt;</code> for a harness
+(overview, runs, trace, spec, improve) and <a href="/settings/memory">Settings › Memory</a>.</p></body></html>`;
+}

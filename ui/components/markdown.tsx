@@ -1,0 +1,85 @@
+/**
+ * A small, safe Markdown renderer for chat replies: paragraphs, fenced code, inline code, bold,
+ * italics, lists and http(s) links. It builds elements, never HTML strings, so a reply cannot inject
+ * markup.
+ *
+ * @module
+ */
+
+import type { ComponentChildren, JSX } from "preact";
+
+/**
+ * Renders Markdown text.
+ *
+ * @param props The text.
+ * @returns The blocks.
+ */
+export function Markdown(props: { text: string }) {
+  return <div class="md">{blocks(props.text)}</div>;
+}
+
+function blocks(text: string): JSX.Element[] {
+  const out: JSX.Element[] = [];
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    const fence = /^```\s*([\w-]*)\s*$/.exec(line);
+    if (fence) {
+      const body: string[] = [];
+      i++;
+      while (i < lines.length && !/^```\s*$/.test(lines[i]!)) body.push(lines[i++]!);
+      i++;
+      out.push(<pre key={out.length} class="md-code"><code>{body.join("\n")}</code></pre>);
+      continue;
+    }
+    if (/^\s*([-*]|\d+[.)])\s+/.test(line)) {
+      const ordered = /^\s*\d/.test(line);
+      const items: string[] = [];
+      while (i < lines.length && /^\s*([-*]|\d+[.)])\s+/.test(lines[i]!)) {
+        items.push(lines[i++]!.replace(/^\s*([-*]|\d+[.)])\s+/, ""));
+      }
+      const children = items.map((t, k) => <li key={k}>{inline(t)}</li>);
+      out.push(
+        ordered ? <ol key={out.length}>{children}</ol> : <ul key={out.length}>{children}</ul>,
+      );
+      continue;
+    }
+    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
+    if (heading) {
+      out.push(<p key={out.length} class="md-heading">{inline(heading[2]!)}</p>);
+      i++;
+      continue;
+    }
+    if (!line.trim()) {
+      i++;
+      continue;
+    }
+    const para: string[] = [];
+    while (
+      i < lines.length && lines[i]!.trim() && !/^```/.test(lines[i]!) &&
+      !/^\s*([-*]|\d+[.)])\s+/.test(lines[i]!)
+    ) para.push(lines[i++]!);
+    out.push(<p key={out.length}>{inline(para.join("\n"))}</p>);
+  }
+  return out;
+}
+
+const INLINE =
+  /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\n]+\*)|(\bhttps?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+
+function inline(text: string): ComponentChildren[] {
+  const out: ComponentChildren[] = [];
+  let last = 0;
+  for (const m of text.matchAll(INLINE)) {
+    if (m.index! > last) out.push(text.slice(last, m.index));
+    const t = m[0];
+    if (m[1]) out.push(<code>{t.slice(1, -1)}</code>);
+    else if (m[2]) out.push(<strong>{t.slice(2, -2)}</strong>);
+    else if (m[3]) out.push(<em>{t.slice(1, -1)}</em>);
+    else out.push(<a href={t} target="_blank" rel="noopener noreferrer">{t}</a>);
+    last = m.index! + t.length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}

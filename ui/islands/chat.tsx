@@ -1,0 +1,561 @@
+/**
+ * The conversation with the copilot: the messages with their tool activity (inline, collapsible) and
+ * artifacts, the selected harness and run (visible and changeable), and a composer whose reply streams
+ * in as the copilot works. The conversation is stored as it happens, so a refresh finds it again.
+ *
+ * @module
+ */
+
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiError, callApi, jsonBody, readSse } from "../api.ts";
+import { Icon } from "../components/icons.tsx";
+import { JsonView } from "../components/json_view.tsx";
+import { Link } from "../components/link.tsx";
+import { Markdown } from "../components/markdown.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { Time } from "../components/time.tsx";
+import { oneLine, shortId } from "../format.ts";
+import { useShortcuts } from "../keys.ts";
+import { paths } from "../paths.ts";
+import { type Route, withRoute } from "../route.ts";
+import { type Store, useApi, useStore } from "../store.ts";
+import type {
+  Artifact,
+  CatalogNode,
+  ChatMessage,
+  Conversation,
+  ConversationView,
+} from "../types.ts";
+
+/** A tool call seen live. */
+interface LiveTool {
+  id: string;
+  turn: number;
+  name: string;
+  arguments: unknown;
+  ok?: boolean;
+  result?: string;
+}
+
+/** A turn in flight. */
+interface LiveTurn {
+  text: string;
+  runId: string | null;
+  /** Reply text by model turn. */
+  drafts: Record<number, string>;
+  tools: LiveTool[];
+  error: string | null;
+}
+
+type ToolPart = Extract<ChatMessage["parts"][number], { type: "tool" }>;
+
+/**
+ * The chat island.
+ *
+ * @returns The chat.
+ */
+export function Chat() {
+  const store = useStore();
+  const route = store.route.value;
+  const conv = useApi<ConversationView>(
+    route.conversation ? paths.conversation(route.conversation) : null,
+  );
+  const catalog = useApi<{ harnesses: CatalogNode[] }>(paths.catalog());
+  const [live, setLive] = useState<LiveTurn | null>(null);
+  const [draft, setDraft] = useState("");
+  const logRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  const messages = conv.data?.messages ?? [];
+  const artifacts = conv.data?.artifacts ?? [];
+  const waitingForReply = !live && messages.at(-1)?.role === "user" &&
+    Date.now() - Date.parse(messages.at(-1)!.created_at) < 10 * 60_000;
+
+  // Keep the stored selection in step with the workspace's.
+  useEffect(() => {
+    const c = conv.data?.conversation;
+    if (!c || route.page !== "workbench" || live) return;
+    if (c.selected_harness_id === route.harness && c.selected_run_id === route.run) return;
+    const patch = { selected_harness_id: route.harness, selected_run_id: route.run };
+    callApi<Conversation>(store.fetcher, paths.conversation(c.id), jsonBody("PATCH", patch))
+      .then((updated) => {
+        const entry = store.cache.entry<ConversationView>(paths.conversation(c.id));
+        if (entry.value.data) {
+          entry.value = { ...entry.value, data: { ...entry.value.data, conversation: updated } };
+        }
+      })
+      .catch(() => {/* an unknown harness id: the workspace says so */});
+  }, [conv.data?.conversation.id, route.harness, route.run, live]);
+
+  // A reply still being written when the page was opened: look again until it is there.
+  useEffect(() => {
+    if (!waitingForReply || !route.conversation) return;
+    const t = setInterval(
+      () => void store.cache.load(paths.conversation(route.conversation!), true),
+      1500,
+    );
+    return () => clearInterval(t);
+  }, [waitingForReply, route.conversation]);
+
+  // Follow the conversation as it grows, unless the reader scrolled up.
+  useLayoutEffect(() => {
+    const el = logRef.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  });
+
+  useShortcuts({ "/": () => document.getElementById("composer")?.focus() });
+
+  const send = async (text: string) => {
+    if (!text.trim() || live) return;
+    setDraft("");
+    stick.current = true;
+    const turn: LiveTurn = { text, runId: null, drafts: {}, tools: [], error: null };
+    setLive({ ...turn });
+    try {
+      await runTurn(
+        store,
+        route,
+        text,
+        (t) => setLive({ ...t, drafts: { ...t.drafts }, tools: [...t.tools] }),
+        turn,
+      );
+      setLive(null);
+    } catch (err) {
+      turn.error = err instanceof ApiError ? err.message : String(err);
+      setLive({ ...turn });
+    }
+  };
+
+  const stop = async () => {
+    if (!live?.runId) return;
+    try {
+      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(live.runId)}/stop`, {
+        method: "POST",
+      });
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    }
+  };
+
+  const flat = flatten(catalog.data?.harnesses ?? []);
+  const title = conv.data?.conversation.title ?? (route.conversation ? "…" : "New conversation");
+
+  return (
+    <section class="chat" aria-label="Conversation with the copilot">
+      <header class="chat-head">
+        <div class="chat-title-row">
+          <h2 class="chat-title" title={title}>{title}</h2>
+          <button
+            type="button"
+            class="icon-button chat-toggle"
+            title="Hide the chat (the workspace takes its room)"
+            onClick={() => store.chatHidden.value = true}
+          >
+            <Icon name="chevron" label="Hide the chat" />
+          </button>
+        </div>
+        <div class="selection" aria-label="Selection sent with each message">
+          <label class="chip">
+            <span class="chip-label">Harness</span>
+            <select
+              aria-label="Selected harness"
+              value={route.harness ?? ""}
+              onChange={(e) => {
+                const v = (e.target as HTMLSelectElement).value || null;
+                store.navigate(withRoute({ ...route, page: "workbench" }, { harness: v }));
+              }}
+            >
+              <option value="">none</option>
+              {flat.map((h) => <option key={h.id} value={h.id}>{h.label}</option>)}
+              {route.harness && !flat.some((h) => h.id === route.harness)
+                ? <option value={route.harness}>{route.harness}</option>
+                : null}
+            </select>
+          </label>
+          {route.run
+            ? (
+              <span class="chip" data-testid="selected-run">
+                <span class="chip-label">Run</span>
+                <Link to={{ ...route, page: "workbench", tab: "trace" }} class="mono">
+                  {shortId(route.run)}
+                </Link>
+                <button
+                  type="button"
+                  class="chip-clear"
+                  title="Clear the selected run"
+                  onClick={() => store.navigate({ ...route, run: null })}
+                >
+                  <Icon name="x" size={12} label="Clear the selected run" />
+                </button>
+              </span>
+            )
+            : (
+              <span class="chip chip-empty">
+                <span class="chip-label">Run</span> none
+              </span>
+            )}
+        </div>
+      </header>
+
+      {!store.health.copilot
+        ? (
+          <div class="banner banner-warn" role="note">
+            No copilot model is set. Start the workbench with <code>FRAMEWORK_COPILOT_MODEL</code>
+            {" "}
+            (e.g. <code>openai:gpt-4.1-mini</code>) or a provider key such as{" "}
+            <code>OPENAI_API_KEY</code>. Everything else works without it.
+          </div>
+        )
+        : null}
+
+      <div
+        class="chat-log"
+        ref={logRef}
+        role="log"
+        aria-live="polite"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {!messages.length && !live
+          ? (
+            <div class="chat-welcome">
+              <p class="empty-title">Ask the copilot to build, run, debug or improve a harness.</p>
+              <ul class="suggestions">
+                {SUGGESTIONS.map((s) => (
+                  <li key={s}>
+                    <button type="button" class="suggestion" onClick={() => setDraft(s)}>
+                      {s}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )
+          : null}
+        {messages.map((m) => (
+          <MessageView
+            key={m.id}
+            message={m}
+            artifacts={artifacts.filter((a) => a.message_id === m.id)}
+            route={route}
+          />
+        ))}
+        {waitingForReply
+          ? <p class="muted working">The copilot is still working on this…</p>
+          : null}
+        {live
+          ? (
+            <LiveView
+              turn={live}
+              showUser={!messages.some((m) =>
+                m.content === live.text && m.role === "user" && m === messages.at(-1)
+              )}
+            />
+          )
+          : null}
+      </div>
+
+      <form
+        class="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send(draft);
+        }}
+      >
+        <textarea
+          id="composer"
+          name="message"
+          rows={3}
+          value={draft}
+          placeholder={live
+            ? "The copilot is working…"
+            : "Message the copilot (Enter sends, Shift+Enter for a new line)"}
+          aria-label="Message to the copilot"
+          onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+              e.preventDefault();
+              void send(draft);
+            }
+          }}
+        />
+        {live && !live.error
+          ? (
+            <button
+              type="button"
+              class="danger"
+              onClick={stop}
+              disabled={!live.runId}
+              title="Stop the copilot's run"
+            >
+              <Icon name="stop" /> Stop
+            </button>
+          )
+          : (
+            <button type="submit" class="primary" disabled={!draft.trim()} title="Send (Enter)">
+              <Icon name="send" /> Send
+            </button>
+          )}
+      </form>
+    </section>
+  );
+}
+
+const SUGGESTIONS = [
+  "Create a harness that answers questions about refunds",
+  "Run the selected harness with “hello”",
+  "Why did the last run fail?",
+  "Propose an improvement for the selected harness",
+];
+
+/** Sends one message and follows the turn's frames until the reply is stored. */
+async function runTurn(
+  store: Store,
+  route: Route,
+  text: string,
+  update: (t: LiveTurn) => void,
+  turn: LiveTurn,
+): Promise<void> {
+  let conversationId = route.conversation;
+  if (!conversationId) {
+    const c = await callApi<Conversation>(
+      store.fetcher,
+      "/api/conversations",
+      jsonBody("POST", route.harness ? { harness_id: route.harness } : {}),
+    );
+    conversationId = c.id;
+    store.cache.entry<ConversationView>(paths.conversation(c.id)).value = {
+      data: { conversation: c, messages: [], artifacts: [] },
+      loading: false,
+    };
+    store.navigate({ ...store.route.value, conversation: c.id }, { replace: true });
+  }
+  const res = await store.fetcher(
+    `/api/conversations/${encodeURIComponent(conversationId)}/messages`,
+    jsonBody("POST", {
+      message: text,
+      selection: { harness_id: route.harness, run_id: route.run },
+    }),
+  );
+  if (!res.ok || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    const body = await res.json().catch(() => null);
+    throw new ApiError(
+      res.status,
+      body?.error?.kind ?? "error",
+      body?.error?.message ?? `HTTP ${res.status}`,
+    );
+  }
+  let selection = null as { harness_id: string | null; run_id: string | null } | null;
+  for await (const frame of readSse(res)) {
+    const d = frame.data as Record<string, unknown>;
+    if (frame.event === "run_accepted") {
+      turn.runId = d.run_id as string;
+      // The user's message is stored now: show it from the conversation.
+      void store.cache.load(paths.conversation(conversationId), true);
+    } else if (frame.event === "delta") {
+      const t = d.turn as number;
+      turn.drafts[t] = (turn.drafts[t] ?? "") + (d.text as string);
+    } else if (frame.event === "trace") {
+      const p = d.payload as Record<string, unknown>;
+      if (d.type === "model_response") turn.drafts[p.turn as number] = p.text as string;
+      else if (d.type === "model_retry") turn.drafts[p.turn as number] = "";
+      else if (d.type === "tool_call") {
+        turn.tools.push({
+          id: p.id as string,
+          turn: p.turn as number,
+          name: p.name as string,
+          arguments: p.arguments,
+        });
+      } else if (d.type === "tool_result") {
+        const t = turn.tools.find((x) => x.id === p.id);
+        if (t) {
+          t.ok = p.ok as boolean;
+          t.result = String(p.content ?? p.error ?? "");
+        }
+      }
+    } else if (frame.event === "message") {
+      selection = d.selection as typeof selection;
+    }
+    update(turn);
+  }
+  await store.cache.load(paths.conversation(conversationId), true);
+  store.cache.refresh(paths.catalog(), paths.conversations(), "/api/harnesses/", "/api/runs/");
+  const now = store.route.value;
+  if (selection && (selection.harness_id !== now.harness || selection.run_id !== now.run)) {
+    store.navigate(
+      withRoute({ ...now, page: "workbench" }, {
+        harness: selection.harness_id,
+        run: selection.run_id,
+      }),
+    );
+  }
+}
+
+function MessageView(props: { message: ChatMessage; artifacts: Artifact[]; route: Route }) {
+  const { message: m } = props;
+  const tools = m.parts.filter((p): p is ToolPart => p.type === "tool");
+  const notices = m.parts.filter((p) => p.type === "notice") as { text: string }[];
+  return (
+    <article class={`msg msg-${m.role}`} data-message-id={m.id} data-role={m.role}>
+      <header class="msg-head">
+        <span class="msg-who">{m.role === "user" ? "You" : "Copilot"}</span>
+        <Time iso={m.created_at} />
+      </header>
+      {tools.length ? <ToolList tools={tools.map((t, i) => ({ ...t, key: String(i) }))} /> : null}
+      {m.role === "user" ? <p class="msg-text">{m.content}</p> : <Markdown text={m.content} />}
+      {notices.map((n, i) => <p key={i} class="notice">{n.text}</p>)}
+      {props.artifacts.length
+        ? (
+          <ul class="artifacts">
+            {props.artifacts.map((a) => (
+              <ArtifactCard
+                key={a.id}
+                artifact={a}
+                route={props.route}
+              />
+            ))}
+          </ul>
+        )
+        : null}
+    </article>
+  );
+}
+
+function LiveView(props: { turn: LiveTurn; showUser: boolean }) {
+  const { turn } = props;
+  const turns = [
+    ...new Set([...Object.keys(turn.drafts).map(Number), ...turn.tools.map((t) => t.turn)]),
+  ].sort((a, b) => a - b);
+  return (
+    <>
+      {props.showUser
+        ? (
+          <article class="msg msg-user" data-role="user">
+            <header class="msg-head">
+              <span class="msg-who">You</span>
+            </header>
+            <p class="msg-text">{turn.text}</p>
+          </article>
+        )
+        : null}
+      <article class="msg msg-assistant msg-live" data-role="assistant" aria-busy={!turn.error}>
+        <header class="msg-head">
+          <span class="msg-who">Copilot</span>
+          {turn.error ? null : <span class="spinner" aria-label="working" />}
+        </header>
+        {turns.map((t) => (
+          <div key={t} class="live-turn">
+            {turn.drafts[t] ? <Markdown text={turn.drafts[t]!} /> : null}
+            <ToolList
+              tools={turn.tools.filter((x) => x.turn === t).map((x) => ({
+                key: x.id,
+                name: x.name,
+                arguments: x.arguments,
+                ok: x.ok,
+                result: x.result,
+              }))}
+            />
+          </div>
+        ))}
+        {!turns.length && !turn.error ? <p class="muted">Thinking…</p> : null}
+        {turn.error ? <p class="error-line" role="alert">{turn.error}</p> : null}
+      </article>
+    </>
+  );
+}
+
+function ToolList(
+  props: {
+    tools: {
+      key: string;
+      name: string;
+      arguments: unknown;
+      ok?: boolean | undefined;
+      result?: string | undefined;
+    }[];
+  },
+) {
+  if (!props.tools.length) return null;
+  return (
+    <div class="tools">
+      {props.tools.map((t) => (
+        <details
+          key={t.key}
+          class={`tool ${t.ok === false ? "tool-failed" : ""}`}
+          data-tool={t.name}
+        >
+          <summary>
+            {t.ok === undefined
+              ? <span class="spinner small" aria-label="running" />
+              : <Icon name={t.ok ? "check" : "x"} label={t.ok ? "succeeded" : "failed"} />}
+            <span class="tool-name">{t.name}</span>
+            <span class="tool-args">{oneLine(t.arguments, 80)}</span>
+          </summary>
+          <div class="tool-body">
+            <p class="tool-caption">Arguments</p>
+            <JsonView value={t.arguments} open={3} />
+            {t.result !== undefined
+              ? (
+                <>
+                  <p class="tool-caption">Result</p>
+                  <ToolResult text={t.result} />
+                </>
+              )
+              : null}
+          </div>
+        </details>
+      ))}
+    </div>
+  );
+}
+
+function ArtifactCard(props: { artifact: Artifact; route: Route }) {
+  const { artifact: a, route } = props;
+  let content: Record<string, unknown> = {};
+  try {
+    content = JSON.parse(a.content);
+  } catch {
+    // plain text
+  }
+  const base: Route = { ...route, page: "workbench" };
+  const target = a.kind === "run" && typeof content.run_id === "string"
+    ? withRoute(base, { harness: a.harness_id, tab: "trace", run: content.run_id })
+    : a.kind === "proposal" && typeof content.id === "string"
+    ? withRoute(base, { harness: a.harness_id, tab: "improve", query: { p: content.id } })
+    : withRoute(base, { harness: a.harness_id, tab: "overview" });
+  return (
+    <li class={`artifact artifact-${a.kind}`} data-artifact={a.kind}>
+      <span class="artifact-kind">{a.kind}</span>
+      <Link to={target} class="artifact-title">{a.title}</Link>
+      {a.kind === "run" && typeof content.status === "string"
+        ? <StatusBadge status={content.status} />
+        : null}
+    </li>
+  );
+}
+
+function flatten(nodes: CatalogNode[], depth = 0): { id: string; label: string }[] {
+  return nodes.flatMap((n) => [
+    { id: n.id, label: `${"\u00a0\u00a0".repeat(depth)}${n.name}` },
+    ...flatten(n.children, depth + 1),
+  ]);
+}
+
+/** A tool's result: a JSON tree when it is JSON, else its text. */
+function ToolResult(props: { text: string }) {
+  let value: unknown;
+  try {
+    value = JSON.parse(props.text);
+  } catch {
+    return <pre class="tool-result">{props.text}</pre>;
+  }
+  return value !== null && typeof value === "object"
+    ? (
+      <div class="tool-result">
+        <JsonView value={value} open={1} />
+      </div>
+    )
+    : <pre class="tool-result">{props.text}</pre>;
+}

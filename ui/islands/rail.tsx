@@ -1,0 +1,235 @@
+/**
+ * The left rail: harnesses grouped by containment (forks and nested harnesses under their parent,
+ * never grouped by name), the conversations, and the way to Settings › Memory.
+ *
+ * @module
+ */
+
+import { useState } from "preact/hooks";
+import { ApiError, callApi, jsonBody } from "../api.ts";
+import { Icon } from "../components/icons.tsx";
+import { Link } from "../components/link.tsx";
+import { Time } from "../components/time.tsx";
+import { paths } from "../paths.ts";
+import { HOME, type Route, withRoute } from "../route.ts";
+import { useApi, useStore } from "../store.ts";
+import type { CatalogNode, Conversation } from "../types.ts";
+
+/**
+ * The rail island.
+ *
+ * @returns The rail.
+ */
+export function Rail() {
+  const store = useStore();
+  const route = store.route.value;
+  const catalog = useApi<{ harnesses: CatalogNode[] }>(paths.catalog());
+  const convs = useApi<{ conversations: Conversation[] }>(paths.conversations());
+  const [creating, setCreating] = useState(false);
+  const harnesses = catalog.data?.harnesses ?? [];
+  const conversations = convs.data?.conversations ?? [];
+
+  const newChat = async () => {
+    try {
+      const c = await callApi<Conversation>(
+        store.fetcher,
+        "/api/conversations",
+        jsonBody("POST", route.harness ? { harness_id: route.harness } : {}),
+      );
+      store.cache.refresh(paths.conversations());
+      store.navigate({ ...route, conversation: c.id, page: "workbench" });
+      document.getElementById("composer")?.focus();
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    }
+  };
+
+  return (
+    <nav class="rail" aria-label="Workbench">
+      <div class="brand">
+        <Link to={{ ...HOME, conversation: route.conversation }}>
+          <span class="brand-mark" aria-hidden="true">◆</span> framework{" "}
+          <span class="muted">workbench</span>
+        </Link>
+      </div>
+
+      <section class="rail-section" aria-labelledby="rail-harnesses">
+        <div class="rail-head">
+          <h2 id="rail-harnesses">Harnesses</h2>
+          <button
+            type="button"
+            class="icon-button"
+            title="New harness"
+            aria-expanded={creating}
+            onClick={() => setCreating(!creating)}
+          >
+            <Icon name="plus" label="New harness" />
+          </button>
+        </div>
+        {creating ? <NewHarness onDone={() => setCreating(false)} /> : null}
+        {harnesses.length
+          ? (
+            <ul class="tree" role="tree" aria-label="Harnesses by folder">
+              {harnesses.map((n) => <TreeNode key={n.id} node={n} route={route} depth={0} />)}
+            </ul>
+          )
+          : catalog.data
+          ? (
+            <p class="rail-empty">
+              No harnesses yet. Ask the copilot to create one, press + above, or put a harness
+              folder in <code>./harnesses</code>.
+            </p>
+          )
+          : <p class="rail-empty">{catalog.error ? catalog.error.message : "Loading…"}</p>}
+      </section>
+
+      <section class="rail-section rail-convs" aria-labelledby="rail-convs">
+        <div class="rail-head">
+          <h2 id="rail-convs">Conversations</h2>
+          <button type="button" class="icon-button" title="New conversation" onClick={newChat}>
+            <Icon name="plus" label="New conversation" />
+          </button>
+        </div>
+        {conversations.length
+          ? (
+            <ul class="conv-list">
+              {conversations.map((c) => (
+                <li key={c.id}>
+                  <Link
+                    to={conversationRoute(route, c)}
+                    class={c.id === route.conversation ? "conv active" : "conv"}
+                    aria-current={c.id === route.conversation ? "page" : undefined}
+                  >
+                    <span class="conv-title">{c.title}</span>
+                    <span class="conv-time">
+                      <Time iso={c.updated_at} />
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )
+          : <p class="rail-empty">No conversations yet. Write to the copilot to start one.</p>}
+      </section>
+
+      <footer class="rail-foot">
+        <Link
+          to={{ ...HOME, page: "memory", conversation: route.conversation }}
+          class={route.page === "memory" ? "rail-link active" : "rail-link"}
+          aria-current={route.page === "memory" ? "page" : undefined}
+        >
+          <Icon name="gear" /> Settings › Memory
+        </Link>
+        <p class="copilot-status" title={store.health.copilot?.source ?? ""}>
+          Copilot: {store.health.copilot
+            ? <code>{store.health.copilot.model}</code>
+            : <span class="warn-text">no model set</span>}
+        </p>
+        <p class="keys-hint">
+          <kbd>/</kbd> chat · <kbd>1</kbd>–<kbd>5</kbd> tabs · <kbd>j</kbd>/<kbd>k</kbd> move
+        </p>
+      </footer>
+    </nav>
+  );
+}
+
+function TreeNode(props: { node: CatalogNode; route: Route; depth: number }) {
+  const { node, route } = props;
+  const active = route.page === "workbench" && route.harness === node.id;
+  return (
+    <li
+      role="treeitem"
+      aria-expanded={node.children.length ? true : undefined}
+      aria-selected={active}
+    >
+      <Link
+        to={withRoute(route, { harness: node.id, page: "workbench" })}
+        class={active ? "tree-item active" : "tree-item"}
+        aria-current={active ? "page" : undefined}
+        title={node.root_path}
+        data-harness={node.id}
+      >
+        {node.is_fork ? <Icon name="fork" label="fork" /> : <Icon name="harness" />}
+        <span class="tree-name">{node.name}</span>
+        {node.name !== node.id ? <span class="tree-id">{node.id}</span> : null}
+        {node.valid
+          ? null
+          : <span class="badge badge-bad" title="harness.yaml has errors">invalid</span>}
+      </Link>
+      {node.children.length
+        ? (
+          <ul role="group">
+            {node.children.map((c) => (
+              <TreeNode key={c.id} node={c} route={route} depth={props.depth + 1} />
+            ))}
+          </ul>
+        )
+        : null}
+    </li>
+  );
+}
+
+function NewHarness(props: { onDone: () => void }) {
+  const store = useStore();
+  const [id, setId] = useState("");
+  const [template, setTemplate] = useState("blank");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await callApi(store.fetcher, "/api/harnesses", jsonBody("POST", { id: id.trim(), template }));
+      store.cache.refresh(paths.catalog());
+      store.navigate(withRoute(store.route.value, { harness: id.trim(), page: "workbench" }));
+      props.onDone();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="new-harness" onSubmit={submit}>
+      <label>
+        Id
+        <input
+          name="id"
+          value={id}
+          required
+          pattern="[a-z0-9][a-z0-9-]*"
+          placeholder="support-bot"
+          autoComplete="off"
+          onInput={(e) => setId((e.target as HTMLInputElement).value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "new-harness-error" : undefined}
+        />
+      </label>
+      <label>
+        Template
+        <select
+          value={template}
+          onChange={(e) => setTemplate((e.target as HTMLSelectElement).value)}
+        >
+          <option value="blank">blank</option>
+          <option value="hello">hello (example)</option>
+        </select>
+      </label>
+      {error ? <p id="new-harness-error" class="field-error" role="alert">{error}</p> : null}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy || !id.trim()}>Create</button>
+        <button type="button" onClick={props.onDone}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+/** Opening a conversation brings back the harness and run it had selected. */
+function conversationRoute(route: Route, c: Conversation): Route {
+  const base: Route = { ...route, page: "workbench" };
+  const target = c.selected_harness_id
+    ? withRoute(base, { harness: c.selected_harness_id, run: c.selected_run_id })
+    : base;
+  return { ...target, conversation: c.id };
+}

@@ -1,0 +1,74 @@
+/**
+ * The API paths the pages read, built in one place so the server prefetches exactly the paths the
+ * islands ask for (and hydration finds them in the cache).
+ *
+ * @module
+ */
+
+import type { Route } from "./route.ts";
+
+const e = encodeURIComponent;
+
+function withQuery(path: string, query: Record<string, string | number | undefined | null>) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** Runs per page of the Runs tab. */
+export const RUNS_PAGE = 25;
+/** Events the server renders before the browser loads a whole trace. */
+export const TRACE_PREVIEW = 60;
+
+/** API paths by what they read. */
+export const paths = {
+  health: () => "/api/health",
+  catalog: () => "/api/harnesses",
+  conversations: () => "/api/conversations",
+  conversation: (id: string) => `/api/conversations/${e(id)}`,
+  harness: (id: string) => `/api/harnesses/${e(id)}`,
+  spec: (id: string) => `/api/harnesses/${e(id)}/spec`,
+  runs: (id: string, status?: string, before?: string, limit = RUNS_PAGE) =>
+    withQuery(`/api/harnesses/${e(id)}/runs`, { status, before, limit }),
+  trace: (runId: string, limit?: number) => withQuery(`/api/runs/${e(runId)}`, { limit }),
+  context: (runId: string, seq: number) => withQuery(`/api/runs/${e(runId)}/context`, { seq }),
+  proposals: (id: string, status?: string) =>
+    withQuery(`/api/harnesses/${e(id)}/proposals`, { status }),
+  memories: (scope?: string, q?: string) => withQuery("/api/memories", { scope, q }),
+};
+
+/**
+ * The paths a page shows at first, for the server to load before it renders.
+ *
+ * @param route The route (with its conversation resolved).
+ * @returns API paths.
+ */
+export function pagePaths(route: Route): string[] {
+  const out = [paths.catalog(), paths.conversations()];
+  if (route.conversation) out.push(paths.conversation(route.conversation));
+  if (route.page === "memory") {
+    out.push(paths.memories(route.query.scope, route.query.q));
+    return out;
+  }
+  const h = route.harness;
+  if (!h) return out;
+  out.push(paths.harness(h));
+  switch (route.tab) {
+    case "runs":
+      out.push(paths.runs(h, route.query.status, route.query.before));
+      break;
+    case "trace":
+      out.push(route.run ? paths.trace(route.run, TRACE_PREVIEW) : paths.runs(h));
+      break;
+    case "spec":
+      out.push(paths.spec(h));
+      break;
+    case "improve":
+      out.push(paths.proposals(h, route.query.status));
+      break;
+  }
+  return out;
+}

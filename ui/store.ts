@@ -1,0 +1,198 @@
+/**
+ * The state the islands of one page share: where the browser is (the route), the API data seen so far
+ * (a cache seeded with what the server rendered, so hydration matches), and short notices. The server
+ * makes one store per request; the browser makes one per page and gives it to every island.
+ *
+ * @module
+ */
+
+import { type Signal, signal } from "@preact/signals";
+import { createContext } from "preact";
+import { useContext, useEffect } from "preact/hooks";
+import { ApiError, callApi, type Fetcher } from "./api.ts";
+import { type Route, routeHref } from "./route.ts";
+import type { Health } from "./types.ts";
+
+/** What the API answered for one path. */
+export interface Entry<T = unknown> {
+  data?: T;
+  error?: ApiError;
+  loading: boolean;
+}
+
+interface Slot {
+  entry: Signal<Entry>;
+  mounts: number;
+}
+
+/** The API data a page has seen. */
+export interface ApiCache {
+  /** The entry of a path (created empty when new). */
+  entry<T>(path: string): Signal<Entry<T>>;
+  /** Loads a path (again, when `force`); the old data stays shown while it loads. */
+  load(path: string, force?: boolean): Promise<void>;
+  /** Reloads the shown paths starting with any prefix and forgets the others. */
+  refresh(...prefixes: string[]): void;
+  /** Marks a path shown (for {@link ApiCache.refresh}); returns the undo. */
+  mount(path: string): () => void;
+  /** Everything loaded so far, by path (the server sends it to the browser). */
+  snapshot(): Record<string, unknown>;
+}
+
+/**
+ * Creates a cache.
+ *
+ * @param fetcher How to reach the API.
+ * @param seed Data already loaded, by path.
+ * @returns The cache.
+ */
+export function createApiCache(fetcher: Fetcher, seed: Record<string, unknown> = {}): ApiCache {
+  const slots = new Map<string, Slot>();
+  const slot = (path: string): Slot => {
+    let s = slots.get(path);
+    if (!s) {
+      s = {
+        entry: signal<Entry>(
+          path in seed ? { data: seed[path], loading: false } : { loading: false },
+        ),
+        mounts: 0,
+      };
+      slots.set(path, s);
+    }
+    return s;
+  };
+  const cache: ApiCache = {
+    entry: <T>(path: string) => slot(path).entry as Signal<Entry<T>>,
+    async load(path, force = false) {
+      const s = slot(path);
+      const current = s.entry.value;
+      if (current.loading || (!force && (current.data !== undefined || current.error))) return;
+      s.entry.value = { ...current, loading: true };
+      try {
+        const data = await callApi(fetcher, path);
+        s.entry.value = { data, loading: false };
+      } catch (err) {
+        const error = err instanceof ApiError ? err : new ApiError(0, "error", String(err));
+        s.entry.value = { ...(force ? { data: current.data } : {}), error, loading: false };
+      }
+    },
+    refresh(...prefixes) {
+      for (const [path, s] of slots) {
+        if (!prefixes.some((p) => path.startsWith(p))) continue;
+        if (s.mounts > 0) void cache.load(path, true);
+        else slots.delete(path);
+      }
+    },
+    mount(path) {
+      const s = slot(path);
+      s.mounts += 1;
+      return () => {
+        s.mounts -= 1;
+      };
+    },
+    snapshot() {
+      const out: Record<string, unknown> = {};
+      for (const [path, s] of slots) {
+        if (s.entry.value.data !== undefined) out[path] = s.entry.value.data;
+      }
+      return out;
+    },
+  };
+  return cache;
+}
+
+/** A short notice shown at the bottom of the page. */
+export interface Notice {
+  text: string;
+  kind: "info" | "error";
+}
+
+/** The shared state of a page. */
+export interface Store {
+  route: Signal<Route>;
+  cache: ApiCache;
+  fetcher: Fetcher;
+  health: Health;
+  notice: Signal<Notice | null>;
+  /** Whether the chat column is hidden (the workspace takes its room). */
+  chatHidden: Signal<boolean>;
+  /** Goes to a route (adds a history entry unless `replace`). */
+  navigate(route: Route, options?: { replace?: boolean }): void;
+  /** Shows a notice for a few seconds. */
+  notify(text: string, kind?: Notice["kind"]): void;
+}
+
+/**
+ * Creates the store of a page.
+ *
+ * @param init The route, the API fetcher, the seeded data and the health.
+ * @returns The store.
+ */
+export function createStore(
+  init: { route: Route; fetcher: Fetcher; data: Record<string, unknown>; health: Health },
+): Store {
+  const route = signal(init.route);
+  const notice = signal<Notice | null>(null);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const inBrowser = typeof document !== "undefined";
+  return {
+    route,
+    cache: createApiCache(init.fetcher, init.data),
+    fetcher: init.fetcher,
+    health: init.health,
+    notice,
+    chatHidden: signal(false),
+    navigate(next, options = {}) {
+      if (inBrowser && next.page !== route.value.page) {
+        // Another page has other islands: load it.
+        location.assign(routeHref(next));
+        return;
+      }
+      if (inBrowser) {
+        const href = routeHref(next);
+        if (href !== location.pathname + location.search) {
+          if (options.replace) history.replaceState(null, "", href);
+          else history.pushState(null, "", href);
+        }
+      }
+      route.value = next;
+    },
+    notify(text, kind = "info") {
+      notice.value = { text, kind };
+      clearTimeout(timer);
+      if (inBrowser) timer = setTimeout(() => notice.value = null, kind === "error" ? 8000 : 4000);
+    },
+  };
+}
+
+/** The store of the page being rendered. */
+export const StoreContext = createContext<Store | null>(null);
+
+/**
+ * The page's store.
+ *
+ * @returns The store.
+ */
+export function useStore(): Store {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error("useStore() outside a StoreContext");
+  return store;
+}
+
+/**
+ * The API's answer for a path, loaded when first shown and kept current by `refresh`.
+ *
+ * @param path The API path, or null for nothing.
+ * @returns The entry (empty for null).
+ */
+export function useApi<T>(path: string | null): Entry<T> {
+  const { cache } = useStore();
+  const entry = path ? cache.entry<T>(path) : null;
+  useEffect(() => {
+    if (!path) return;
+    const unmount = cache.mount(path);
+    void cache.load(path);
+    return unmount;
+  }, [path]);
+  return entry ? entry.value : { loading: false };
+}

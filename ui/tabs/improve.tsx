@@ -1,0 +1,374 @@
+/**
+ * Improve: the proposal queue and the human gate. Each proposal shows its rationale, evidence and
+ * diffs; applying is its own action, where the YAML changes apply only when ticked and each code
+ * change only when selected (nothing is ticked at first); rejecting asks for a reason.
+ *
+ * @module
+ */
+
+import { useState } from "preact/hooks";
+import { ApiError, callApi, jsonBody } from "../api.ts";
+import { Empty, Pending } from "../components/empty.tsx";
+import { Icon } from "../components/icons.tsx";
+import { Link } from "../components/link.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { Time } from "../components/time.tsx";
+import { formatCost, oneLine, shortId } from "../format.ts";
+import { paths } from "../paths.ts";
+import { withRoute } from "../route.ts";
+import { useApi, useStore } from "../store.ts";
+import type { HarnessDetail, Proposal } from "../types.ts";
+
+const FILTERS = ["", "queued", "partially_applied", "applied", "rejected"];
+
+/**
+ * The Improve tab.
+ *
+ * @param props The harness.
+ * @returns The tab.
+ */
+export function Improve(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const route = store.route.value;
+  const status = route.query.status ?? "";
+  const list = useApi<{ proposals: Proposal[] }>(paths.proposals(props.harness.id, status));
+  const proposals = list.data?.proposals ?? [];
+  const chosen = proposals.find((p) => p.id === route.query.p) ?? proposals[0];
+
+  return (
+    <div class="improve" data-testid="improve">
+      <div class="toolbar">
+        <div class="segmented" role="group" aria-label="Filter by status">
+          {FILTERS.map((f) => (
+            <Link
+              key={f || "all"}
+              to={withRoute(route, { query: { status: f, p: "" } })}
+              class={status === f ? "seg active" : "seg"}
+              aria-current={status === f ? "true" : undefined}
+            >
+              {f ? f.replace(/_/g, " ") : "all"}
+            </Link>
+          ))}
+        </div>
+        <DraftButton harness={props.harness} />
+      </div>
+      {!list.data
+        ? <Pending error={list.error} what="the proposals" />
+        : !proposals.length
+        ? (
+          <Empty title={status ? `No ${status.replace(/_/g, " ")} proposals` : "No proposals yet"}>
+            <p>
+              Ask the copilot to propose an improvement, press “Draft a proposal”, or run{" "}
+              <code>framework evolve {props.harness.dir}</code>. Proposals wait here until you apply
+              or reject them.
+            </p>
+          </Empty>
+        )
+        : (
+          <div class="improve-split">
+            <ul class="proposal-list" aria-label="Proposals">
+              {proposals.map((p) => (
+                <li key={p.id}>
+                  <Link
+                    to={withRoute(route, { query: { p: p.id } })}
+                    class={p.id === chosen?.id ? "proposal-item active" : "proposal-item"}
+                    aria-current={p.id === chosen?.id ? "true" : undefined}
+                    data-proposal={p.id}
+                  >
+                    <span class="row">
+                      <StatusBadge status={p.status} /> <Time iso={p.created_at} />
+                    </span>
+                    <span class="proposal-rationale">{oneLine(p.rationale, 90)}</span>
+                    <span class="muted small">
+                      {p.yaml_changes.length} YAML · {p.code_changes.length} code · {p.trigger}
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            {chosen
+              ? (
+                <ProposalView
+                  key={chosen.id + chosen.updated_at}
+                  proposal={chosen}
+                  harness={props.harness}
+                />
+              )
+              : null}
+          </div>
+        )}
+    </div>
+  );
+}
+
+function DraftButton(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const [busy, setBusy] = useState(false);
+  const draft = async () => {
+    setBusy(true);
+    try {
+      const p = await callApi<Proposal>(
+        store.fetcher,
+        paths.proposals(props.harness.id),
+        jsonBody("POST", {}),
+      );
+      store.cache.refresh(paths.proposals(props.harness.id));
+      store.navigate(withRoute(store.route.value, { query: { status: "", p: p.id } }));
+      store.notify("A proposal was drafted and queued. Nothing is applied until you decide.");
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button
+      type="button"
+      onClick={draft}
+      disabled={busy}
+      title="Ask the harness's evolver for a proposal"
+    >
+      {busy ? <span class="spinner small" /> : <Icon name="plus" />} Draft a proposal
+    </button>
+  );
+}
+
+function ProposalView(props: { proposal: Proposal; harness: HarnessDetail }) {
+  const store = useStore();
+  const route = store.route.value;
+  const p = props.proposal;
+  const open = p.status === "queued" ||
+    (p.status === "partially_applied" && p.code_changes.some((c) => c.status === "pending"));
+  const yamlPending = p.yaml_changes.some((c) => c.status === "pending");
+  const [applyYaml, setApplyYaml] = useState(false);
+  const [approved, setApproved] = useState<Set<string>>(new Set());
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const decide = async (action: "apply" | "reject") => {
+    setBusy(true);
+    setError(null);
+    try {
+      const body = action === "apply"
+        ? { apply_yaml: applyYaml, approve_code: [...approved] }
+        : { reason: reason.trim() };
+      await callApi(
+        store.fetcher,
+        `${paths.harness(p.harness_id)}/proposals/${encodeURIComponent(p.id)}/${action}`,
+        jsonBody("POST", body),
+      );
+      store.cache.refresh(paths.harness(p.harness_id));
+      store.notify(action === "apply" ? "Applied what you selected." : "Proposal rejected.");
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const chosenCount = approved.size + (applyYaml ? 1 : 0);
+  return (
+    <article class="proposal" data-proposal-id={p.id}>
+      <header class="proposal-head">
+        <h2>
+          <code>{p.id}</code>
+        </h2>
+        <StatusBadge status={p.status} />
+        <span class="muted small">
+          {p.trigger} · <Time iso={p.created_at} /> · evolver {p.evolver.provider}:{p.evolver.model}
+          {" "}
+          ({formatCost(p.evolver.cost_usd)})
+        </span>
+      </header>
+      {p.objective
+        ? (
+          <p>
+            <strong>Objective</strong> {p.objective}
+          </p>
+        )
+        : null}
+      <h3 class="detail-title">Rationale</h3>
+      <p class="rationale">{p.rationale}</p>
+
+      <h3 class="detail-title">Evidence</h3>
+      <div class="evidence">
+        <p class="muted">
+          {p.evidence.runs.total} {p.evidence.runs.total === 1 ? "run" : "runs"} looked at
+          {Object.entries(p.evidence.runs.by_status).filter(([, n]) => n).map(([k, n]) =>
+            ` · ${n} ${k.replace(/_/g, " ")}`
+          ).join("")}
+        </p>
+        {p.evidence.failure_signatures.length
+          ? (
+            <ul class="signatures">
+              {p.evidence.failure_signatures.map((f) => (
+                <li key={f.signature}>
+                  <code>{f.signature}</code> × {f.count} {f.run_ids.slice(0, 3).map((id) => (
+                    <Link
+                      key={id}
+                      to={withRoute(route, { tab: "trace", run: id })}
+                      class="mono small"
+                    >
+                      {shortId(id)}
+                    </Link>
+                  ))}
+                </li>
+              ))}
+            </ul>
+          )
+          : <p class="muted">No failure signatures.</p>}
+      </div>
+
+      <h3 class="detail-title">YAML changes</h3>
+      {p.yaml_changes.length
+        ? (
+          <table class="table">
+            <thead>
+              <tr>
+                <th>Path</th>
+                <th>Change</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.yaml_changes.map((c, i) => (
+                <tr key={i}>
+                  <td>
+                    <code>{c.path}</code>
+                  </td>
+                  <td>
+                    {c.op === "remove" ? <em>remove</em> : <code>{oneLine(c.value, 60)}</code>}
+                  </td>
+                  <td>
+                    <StatusBadge status={c.status} />
+                    {c.reason ? <span class="muted small">{c.reason}</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : <p class="muted">None.</p>}
+      {open && yamlPending
+        ? (
+          <label class="check">
+            <input
+              type="checkbox"
+              name="apply_yaml"
+              checked={applyYaml}
+              onChange={(e) => setApplyYaml((e.target as HTMLInputElement).checked)}
+            />
+            Apply the YAML changes ({p.yaml_changes.filter((c) => c.status === "pending").length})
+          </label>
+        )
+        : null}
+
+      <h3 class="detail-title">Code changes</h3>
+      {p.code_changes.length
+        ? p.code_changes.map((c) => (
+          <div key={c.id} class="code-change" data-change={c.id}>
+            <div class="code-change-head">
+              {open && c.status === "pending"
+                ? (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      name={`approve-${c.id}`}
+                      checked={approved.has(c.id)}
+                      onChange={(e) => {
+                        const next = new Set(approved);
+                        if ((e.target as HTMLInputElement).checked) next.add(c.id);
+                        else next.delete(c.id);
+                        setApproved(next);
+                      }}
+                    />
+                    Approve <code>{c.path}</code>
+                  </label>
+                )
+                : <code>{c.path}</code>}
+              <StatusBadge status={c.status} />
+              {c.reason ? <span class="muted small">{c.reason}</span> : null}
+            </div>
+            <Diff text={c.diff} />
+          </div>
+        ))
+        : <p class="muted">None.</p>}
+
+      {open
+        ? (
+          <div class="decide">
+            <p class="muted small decide-summary">
+              {chosenCount === 0
+                ? "Tick the YAML changes or code changes to apply; unticked code changes stay unapproved."
+                : `Applies ${
+                  applyYaml ? "the YAML changes" : "no YAML changes"
+                } and ${approved.size} of ${
+                  p.code_changes.filter((c) => c.status === "pending").length
+                } code changes.`}
+            </p>
+            <div class="decide-row">
+              <button
+                type="button"
+                class="primary"
+                disabled={busy || chosenCount === 0}
+                onClick={() => decide("apply")}
+                data-testid="apply"
+              >
+                Apply selected
+              </button>
+              <input
+                name="reason"
+                class="decide-reason"
+                value={reason}
+                aria-label="Reason for rejecting"
+                placeholder="Reason for rejecting (required to reject)"
+                onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+              />
+              <button
+                type="button"
+                class="danger"
+                disabled={busy || !reason.trim()}
+                onClick={() => decide("reject")}
+              >
+                Reject
+              </button>
+            </div>
+            {error ? <p class="field-error" role="alert">{error}</p> : null}
+          </div>
+        )
+        : p.decided_at
+        ? (
+          <p class="muted">
+            Decided <Time iso={p.decided_at} />
+            {p.reason ? <>— “{p.reason}”</> : null}
+          </p>
+        )
+        : null}
+    </article>
+  );
+}
+
+function Diff(props: { text: string }) {
+  return (
+    <pre
+      class="diff"
+      aria-label="Unified diff"
+    >{props.text.replace(/\n$/, "").split("\n").map((line, i) => (
+      <span
+        key={i}
+        class={line.startsWith("+++") || line.startsWith("---")
+          ? "d-file"
+          : line.startsWith("@@")
+          ? "d-hunk"
+          : line.startsWith("+")
+          ? "d-add"
+          : line.startsWith("-")
+          ? "d-del"
+          : "d-ctx"}
+      >
+        {line + "\n"}
+      </span>
+    ))}</pre>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * Overview: who the harness is (name, id, model, spec version, evolved counter), how it does (success
+ * rate, cost, turns, duration, outcomes) and what goes wrong (recent failures grouped by signature).
+ *
+ * @module
+ */
+
+import { useState } from "preact/hooks";
+import { callApi } from "../api.ts";
+import { Empty } from "../components/empty.tsx";
+import { Link } from "../components/link.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { Time } from "../components/time.tsx";
+import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
+import { paths } from "../paths.ts";
+import { withRoute } from "../route.ts";
+import { useStore } from "../store.ts";
+import type { HarnessDetail } from "../types.ts";
+
+const STATUSES = ["success", "verify_failed", "guardrail_halt", "max_turns", "error"] as const;
+
+/**
+ * The Overview tab.
+ *
+ * @param props The harness.
+ * @returns The tab.
+ */
+export function Overview(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const route = store.route.value;
+  const h = props.harness;
+  const s = h.stats.runs;
+  const model = h.spec?.model as { provider?: string; name?: string } | undefined;
+  const version = h.spec_version;
+  return (
+    <div class="overview" data-testid="overview">
+      <dl class="facts">
+        <div>
+          <dt>Name</dt>
+          <dd>{(h.spec?.name as string) ?? h.id}</dd>
+        </div>
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{h.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Model</dt>
+          <dd>
+            <code>{model ? `${model.provider}:${model.name ?? "—"}` : "—"}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Spec version</dt>
+          <dd>
+            <code title={version ?? ""}>{version ? version.slice(0, 12) : "—"}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Evolved</dt>
+          <dd>{h.evolved} {h.evolved === 1 ? "proposal" : "proposals"} applied</dd>
+        </div>
+        <div>
+          <dt>Folder</dt>
+          <dd>
+            <code class="path" title={h.dir}>{h.dir}</code>
+          </dd>
+        </div>
+      </dl>
+
+      {h.trusted || !hasCode(h.spec) ? null : <TrustNote harness={h} />}
+
+      <div class="metrics">
+        <Metric label="Success rate" value={formatPercent(s.success_rate)} />
+        <Metric
+          label="Runs"
+          value={String(s.total)}
+          note={s.running ? `${s.running} running` : undefined}
+        />
+        <Metric label="Cost (all runs)" value={formatCost(s.cost_usd)} />
+        <Metric label="Average turns" value={s.avg_turns === null ? "—" : s.avg_turns.toFixed(1)} />
+        <Metric label="Median duration" value={formatDuration(s.p50_duration_ms)} />
+      </div>
+
+      {s.total
+        ? (
+          <div class="outcomes" aria-label="Outcomes">
+            <div
+              class="bar"
+              role="img"
+              aria-label={STATUSES.map((k) => `${k} ${s.by_status[k]}`).join(", ")}
+            >
+              {STATUSES.filter((k) => s.by_status[k]).map((k) => (
+                <span key={k} class={`bar-seg seg-${k}`} style={{ flexGrow: s.by_status[k] }} />
+              ))}
+            </div>
+            <ul class="legend">
+              {STATUSES.map((k) => (
+                <li key={k}>
+                  <Link to={withRoute(route, { tab: "runs", query: { status: k } })}>
+                    <StatusBadge status={k} /> {s.by_status[k]}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+        : null}
+
+      <h2 class="section-title">Recent failures by signature</h2>
+      {h.stats.failure_groups.length
+        ? (
+          <table class="table">
+            <thead>
+              <tr>
+                <th>Signature</th>
+                <th class="num">Runs</th>
+                <th>Last seen</th>
+                <th>Latest run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {h.stats.failure_groups.map((g) => (
+                <tr key={g.signature}>
+                  <td>
+                    <code>{g.signature}</code>
+                  </td>
+                  <td class="num">{g.count}</td>
+                  <td>
+                    <Time iso={g.last_ended_at} />
+                  </td>
+                  <td>
+                    <Link to={withRoute(route, { tab: "trace", run: g.last_run_id })} class="mono">
+                      {shortId(g.last_run_id)}
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : s.total
+        ? <p class="muted">No failures among the recent runs.</p>
+        : (
+          <Empty title="No runs yet">
+            <p>
+              Ask the copilot to run it (“Run it with ‘hello’”), or from a terminal:{" "}
+              <code>framework run {h.dir} --input "hello"</code>.
+            </p>
+          </Empty>
+        )}
+    </div>
+  );
+}
+
+function Metric(props: { label: string; value: string; note?: string | undefined }) {
+  return (
+    <div class="metric">
+      <p class="metric-value">{props.value}</p>
+      <p class="metric-label">
+        {props.label}
+        {props.note ? <span class="muted">· {props.note}</span> : null}
+      </p>
+    </div>
+  );
+}
+
+function TrustNote(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const [busy, setBusy] = useState(false);
+  const trust = async () => {
+    setBusy(true);
+    try {
+      await callApi(store.fetcher, `${paths.harness(props.harness.id)}/trust`, { method: "POST" });
+      store.cache.refresh(paths.harness(props.harness.id));
+      store.notify(`Trusted ${props.harness.dir}`);
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="banner banner-info" role="note">
+      This folder is not trusted: runs refuse its code tools, guardrails, validators and hooks.
+      Trust it only if you know its code.{" "}
+      <button type="button" onClick={trust} disabled={busy}>Trust this folder</button>
+    </div>
+  );
+}
+
+/** Whether a spec names code (`code:` refs), which runs only in trusted folders. */
+function hasCode(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasCode);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([k, v]) =>
+      (k === "code" && typeof v === "string") || hasCode(v)
+    );
+  }
+  return false;
+}

@@ -1,0 +1,159 @@
+/**
+ * Runs: the harness's runs, newest first, with outcome, cost, turns, duration and time; a filter by
+ * status and paging. A click (or Enter, or j/k then Enter) opens the run in Trace.
+ *
+ * @module
+ */
+
+import { useState } from "preact/hooks";
+import { Empty, Pending } from "../components/empty.tsx";
+import { Link } from "../components/link.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { Time } from "../components/time.tsx";
+import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
+import { useShortcuts } from "../keys.ts";
+import { paths, RUNS_PAGE } from "../paths.ts";
+import { routeHref, withRoute } from "../route.ts";
+import { useApi, useStore } from "../store.ts";
+import type { HarnessDetail, RunRow } from "../types.ts";
+
+const FILTERS = ["", "success", "verify_failed", "guardrail_halt", "max_turns", "error", "running"];
+
+/**
+ * The Runs tab.
+ *
+ * @param props The harness.
+ * @returns The tab.
+ */
+export function Runs(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const route = store.route.value;
+  const status = route.query.status ?? "";
+  const before = route.query.before;
+  const runs = useApi<{ runs: RunRow[] }>(paths.runs(props.harness.id, status, before));
+  const rows = runs.data?.runs ?? [];
+  const [cursor, setCursor] = useState(-1);
+
+  useShortcuts({
+    j: () => setCursor((c) => Math.min(rows.length - 1, c + 1)),
+    k: () => setCursor((c) => Math.max(0, c - 1)),
+    Enter: () => {
+      const r = rows[cursor];
+      if (!r) return false;
+      store.navigate(withRoute(store.route.value, { tab: "trace", run: r.run_id }));
+    },
+  });
+
+  return (
+    <div class="runs" data-testid="runs">
+      <div class="toolbar">
+        <div class="segmented" role="group" aria-label="Filter by status">
+          {FILTERS.map((f) => (
+            <Link
+              key={f || "all"}
+              to={withRoute(route, { query: { status: f, before: "" } })}
+              class={status === f ? "seg active" : "seg"}
+              aria-current={status === f ? "true" : undefined}
+            >
+              {f ? f.replace(/_/g, " ") : "all"}
+            </Link>
+          ))}
+        </div>
+      </div>
+      {!runs.data ? <Pending error={runs.error} what="the runs" /> : rows.length
+        ? (
+          <>
+            <table class="table runs-table">
+              <thead>
+                <tr>
+                  <th>Run</th>
+                  <th>Outcome</th>
+                  <th class="num">Cost</th>
+                  <th class="num">Turns</th>
+                  <th class="num">Duration</th>
+                  <th>Started</th>
+                  <th>Input</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r, i) => {
+                  const to = withRoute(route, { tab: "trace", run: r.run_id });
+                  return (
+                    <tr
+                      key={r.run_id}
+                      class={`clickable ${i === cursor ? "cursor" : ""} ${
+                        r.run_id === route.run ? "selected" : ""
+                      }`}
+                      data-run-id={r.run_id}
+                      onClick={(ev) => {
+                        if ((ev.target as HTMLElement).closest("a")) return;
+                        store.navigate(to);
+                      }}
+                    >
+                      <td>
+                        <a
+                          class="mono"
+                          href={routeHref(to)}
+                          title={r.run_id}
+                          onClick={(ev) => {
+                            if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+                            ev.preventDefault();
+                            store.navigate(to);
+                          }}
+                        >
+                          {shortId(r.run_id)}
+                        </a>
+                      </td>
+                      <td>
+                        <StatusBadge status={r.status} />
+                      </td>
+                      <td class="num">{formatCost(r.cost_usd)}</td>
+                      <td class="num">{r.turns}</td>
+                      <td class="num">{formatDuration(r.duration_ms)}</td>
+                      <td>
+                        <Time iso={r.started_at} />
+                      </td>
+                      <td class="excerpt" title={r.input_excerpt}>
+                        {oneLine(r.input_excerpt, 60)}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            <div class="pager">
+              {before
+                ? <Link to={withRoute(route, { query: { before: "" } })}>← Newest</Link>
+                : <span />}
+              {rows.length === RUNS_PAGE
+                ? (
+                  <Link to={withRoute(route, { query: { before: rows.at(-1)!.run_id } })}>
+                    Older →
+                  </Link>
+                )
+                : <span class="muted">{before ? "No older runs" : ""}</span>}
+            </div>
+          </>
+        )
+        : (
+          <Empty title={status ? `No ${status.replace(/_/g, " ")} runs` : "No runs yet"}>
+            {status
+              ? (
+                <p>
+                  <Link to={withRoute(route, { query: { status: "", before: "" } })}>
+                    Show all runs
+                  </Link>
+                </p>
+              )
+              : (
+                <p>
+                  Ask the copilot to run this harness, or run{" "}
+                  <code>framework run {props.harness.dir} --input "…"</code>{" "}
+                  in a terminal. Runs appear here as they start.
+                </p>
+              )}
+          </Empty>
+        )}
+    </div>
+  );
+}

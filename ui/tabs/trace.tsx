@@ -1,0 +1,526 @@
+/**
+ * Trace: a run's journal in order, with the hash-chain integrity result up front, filters by event
+ * type, per-event timing, each event's payload as collapsible JSON, and the folded context the model
+ * saw at any model call. Only the rows in view are rendered, so a run of 10,000 events stays quick;
+ * a live run's events arrive as they are written.
+ *
+ * @module
+ */
+
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { callApi, readSse } from "../api.ts";
+import { Empty, Pending } from "../components/empty.tsx";
+import { Icon } from "../components/icons.tsx";
+import { JsonView } from "../components/json_view.tsx";
+import { Link } from "../components/link.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { Time } from "../components/time.tsx";
+import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
+import { useShortcuts } from "../keys.ts";
+import { paths, TRACE_PREVIEW } from "../paths.ts";
+import { withRoute } from "../route.ts";
+import { useApi, useStore } from "../store.ts";
+import type { FoldedContext, HarnessDetail, JournalEvent, RunRow, TraceView } from "../types.ts";
+
+/** Height of one row of the event list, in pixels (the CSS uses the same). */
+export const ROW_HEIGHT = 30;
+const OVERSCAN = 12;
+/** Rows rendered before the list is measured (the server's render). */
+const FIRST_ROWS = 40;
+
+/**
+ * The Trace tab.
+ *
+ * @param props The harness.
+ * @returns The tab.
+ */
+export function Trace(props: { harness: HarnessDetail }) {
+  const route = useStore().route.value;
+  if (!route.run) return <RunPicker harness={props.harness} />;
+  return <RunTrace key={route.run} runId={route.run} />;
+}
+
+function RunPicker(props: { harness: HarnessDetail }) {
+  const route = useStore().route.value;
+  const runs = useApi<{ runs: RunRow[] }>(paths.runs(props.harness.id));
+  if (!runs.data) return <Pending error={runs.error} what="the runs" />;
+  if (!runs.data.runs.length) {
+    return (
+      <Empty title="No runs to trace yet">
+        <p>
+          Run the harness (ask the copilot, or <code>framework run</code>) and its trace shows here.
+        </p>
+      </Empty>
+    );
+  }
+  return (
+    <div class="run-picker">
+      <p class="muted">Choose a run to trace:</p>
+      <ul class="pick-list">
+        {runs.data.runs.map((r) => (
+          <li key={r.run_id}>
+            <Link to={withRoute(route, { run: r.run_id })} class="pick">
+              <span class="mono">{shortId(r.run_id)}</span>
+              <StatusBadge status={r.status} />
+              <span class="excerpt">{oneLine(r.input_excerpt, 70)}</span>
+              <Time iso={r.started_at} />
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function RunTrace(props: { runId: string }) {
+  const store = useStore();
+  const route = store.route.value;
+  const preview = useApi<TraceView>(paths.trace(props.runId, TRACE_PREVIEW));
+  const needsAll = !!preview.data && preview.data.event_count > preview.data.events.length;
+  const full = useApi<TraceView>(needsAll ? paths.trace(props.runId) : null);
+  const trace = full.data ?? preview.data;
+  const [liveEvents, setLiveEvents] = useState<JournalEvent[]>([]);
+
+  // A live run: follow its events until it ends, then read the finished trace.
+  useEffect(() => {
+    if (!trace?.live) return;
+    const abort = new AbortController();
+    const last = trace.events.at(-1)?.seq ?? 0;
+    (async () => {
+      try {
+        const res = await store.fetcher(`/api/runs/${encodeURIComponent(props.runId)}/events`, {
+          headers: { "last-event-id": String(last) },
+          signal: abort.signal,
+        });
+        for await (const f of readSse(res)) {
+          if (f.event === "trace") {
+            const e = f.data as JournalEvent;
+            setLiveEvents((xs) => [...xs, e]);
+          }
+        }
+      } catch {
+        // stopped following
+      }
+      if (!abort.signal.aborted) {
+        setLiveEvents([]);
+        await Promise.all([
+          store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true),
+          store.cache.load(paths.trace(props.runId), true),
+        ]);
+      }
+    })();
+    return () => abort.abort();
+  }, [trace?.live, props.runId]);
+
+  const events = useMemo(() => {
+    const base = trace?.events ?? [];
+    const seen = base.at(-1)?.seq ?? 0;
+    return [...base, ...liveEvents.filter((e) => e.seq > seen)];
+  }, [trace, liveEvents]);
+
+  if (!trace) {
+    return preview.error
+      ? (
+        <Empty title={preview.error.status === 404 ? "No such run" : "The trace could not be read"}>
+          <p>{preview.error.message}</p>
+          <p>
+            <Link to={withRoute(route, { run: null })}>Choose another run</Link>
+          </p>
+        </Empty>
+      )
+      : <Pending what="the trace" />;
+  }
+  return <TraceBody trace={trace} events={events} complete={!needsAll || !!full.data} />;
+}
+
+function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: boolean }) {
+  const store = useStore();
+  const route = store.route.value;
+  const { trace, events } = props;
+  const run = trace.run;
+  const counts = useMemo(() => {
+    const c = new Map<string, number>();
+    for (const e of events) c.set(e.type, (c.get(e.type) ?? 0) + 1);
+    return c;
+  }, [events]);
+  const types = route.query.types ? new Set(route.query.types.split(",")) : null;
+  const shown = useMemo(
+    () => (types ? events.filter((e) => types.has(e.type)) : events),
+    [events, route.query.types],
+  );
+  const seq = route.query.seq ? Number(route.query.seq) : null;
+  const selected = seq === null ? undefined : events.find((e) => e.seq === seq);
+  const start = Date.parse(events[0]?.ts ?? run.started_at);
+
+  const select = (e: JournalEvent | undefined) => {
+    if (!e) return;
+    store.navigate(withRoute(store.route.value, { query: { seq: String(e.seq) } }), {
+      replace: true,
+    });
+  };
+  const move = (step: number) => {
+    const i = selected ? shown.indexOf(selected) : -1;
+    select(shown[Math.max(0, Math.min(shown.length - 1, i + step))]);
+  };
+  useShortcuts({
+    j: () => move(1),
+    k: () => move(-1),
+    ArrowDown: () => move(1),
+    ArrowUp: () => move(-1),
+  });
+
+  const toggle = (type: string) => {
+    const next = new Set(types ?? []);
+    if (next.has(type)) next.delete(type);
+    else next.add(type);
+    store.navigate(
+      withRoute(route, { query: { types: [...next].join(",") } }),
+      { replace: true },
+    );
+  };
+
+  const stop = async () => {
+    try {
+      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(run.run_id)}/stop`, {
+        method: "POST",
+      });
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    }
+  };
+
+  return (
+    <div class="trace" data-testid="trace">
+      <div class="trace-head">
+        <div class="trace-run">
+          <code class="mono" title={run.run_id}>{run.run_id}</code>
+          <StatusBadge status={trace.live ? "running" : run.status} />
+        </div>
+        <div class="trace-actions">
+          {trace.live
+            ? (
+              <button type="button" class="danger" onClick={stop}>
+                <Icon name="stop" /> Stop run
+              </button>
+            )
+            : (
+              <a
+                class="button"
+                href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
+                download
+              >
+                <Icon name="download" /> Export journal
+              </a>
+            )}
+        </div>
+        <div class="trace-stats">
+          <span class="kv">
+            <span>cost</span> {formatCost(run.cost_usd)}
+          </span>
+          <span class="kv">
+            <span>turns</span> {run.turns}
+          </span>
+          <span class="kv">
+            <span>duration</span> {formatDuration(run.duration_ms)}
+          </span>
+          <span class="kv">
+            <span>started</span> <Time iso={run.started_at} />
+          </span>
+          <span class="kv">
+            <span>events</span> {trace.event_count}
+          </span>
+          <span class="kv">
+            <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
+          </span>
+        </div>
+      </div>
+
+      <Integrity trace={trace} />
+      {run.failure_signature
+        ? (
+          <p class="failure">
+            <strong>Failure signature</strong> <code>{run.failure_signature}</code>
+            {run.error ? ` — ${run.error}` : ""}
+          </p>
+        )
+        : null}
+
+      <div class="type-filters" role="group" aria-label="Filter events by type">
+        <button
+          type="button"
+          class={types ? "filter" : "filter active"}
+          aria-pressed={!types}
+          onClick={() =>
+            store.navigate(withRoute(route, { query: { types: "" } }), { replace: true })}
+        >
+          all <span class="count">{events.length}</span>
+        </button>
+        {[...counts].map(([type, n]) => (
+          <button
+            key={type}
+            type="button"
+            class={types?.has(type) ? `filter active type-${type}` : `filter type-${type}`}
+            aria-pressed={!!types?.has(type)}
+            data-type={type}
+            onClick={() => toggle(type)}
+          >
+            {type} <span class="count">{n}</span>
+          </button>
+        ))}
+        {props.complete ? null : <span class="muted">loading all {trace.event_count} events…</span>}
+      </div>
+
+      <div class="trace-split">
+        <EventList
+          events={shown}
+          selected={selected?.seq ?? null}
+          start={start}
+          onSelect={select}
+        />
+        <div class="event-detail" aria-live="polite">
+          {selected
+            ? (
+              <EventDetail
+                event={selected}
+                previous={events[events.indexOf(selected) - 1]}
+                start={start}
+                runId={run.run_id}
+              />
+            )
+            : (
+              <Empty title="Select an event">
+                <p>
+                  Click an event, or use <kbd>j</kbd> and{" "}
+                  <kbd>k</kbd>, to see its payload and timing. At a model call you also see the
+                  context the model was given.
+                </p>
+              </Empty>
+            )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Integrity(props: { trace: TraceView }) {
+  const i = props.trace.integrity;
+  if (i.ok) {
+    return (
+      <div class="integrity integrity-ok" role="status" data-integrity="ok">
+        <Icon name="shield" size={18} />
+        <div>
+          <strong>Hash chain verified</strong> — all {i.checked}{" "}
+          events are intact, in order, and unchanged since they were written.{" "}
+          {props.trace.run.head_hash
+            ? (
+              <span class="muted">
+                Head hash <code>{props.trace.run.head_hash.slice(0, 12)}</code>.
+              </span>
+            )
+            : null}
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div class="integrity integrity-bad" role="alert" data-integrity="broken">
+      <Icon name="alert" size={18} />
+      <div>
+        <strong>Hash chain broken at event {i.broken_at}</strong> — the first {i.checked}{" "}
+        events verify; from event {i.broken_at}{" "}
+        on, the journal was changed, reordered or cut after it was written. Do not trust what
+        follows.
+      </div>
+    </div>
+  );
+}
+
+function EventList(
+  props: {
+    events: JournalEvent[];
+    selected: number | null;
+    start: number;
+    onSelect: (e: JournalEvent) => void;
+  },
+) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, height: FIRST_ROWS * ROW_HEIGHT });
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  // Keep the selected row in view.
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || props.selected === null) return;
+    const i = props.events.findIndex((e) => e.seq === props.selected);
+    if (i < 0) return;
+    const top = i * ROW_HEIGHT;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) {
+      el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
+    }
+  }, [props.selected]);
+
+  const first = Math.max(0, Math.floor(view.top / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(
+    props.events.length,
+    Math.ceil((view.top + view.height) / ROW_HEIGHT) + OVERSCAN,
+  );
+  const rows = props.events.slice(first, last);
+  return (
+    <div
+      class="event-list"
+      ref={ref}
+      role="listbox"
+      aria-label="Events"
+      tabIndex={0}
+      onScroll={(e) =>
+        setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+    >
+      {props.events.length
+        ? (
+          <div class="event-space" style={{ height: `${props.events.length * ROW_HEIGHT}px` }}>
+            {rows.map((e, k) => (
+              <div
+                key={e.seq}
+                class={`event-row ${e.seq === props.selected ? "selected" : ""}`}
+                style={{ top: `${(first + k) * ROW_HEIGHT}px` }}
+                role="option"
+                aria-selected={e.seq === props.selected}
+                data-seq={e.seq}
+                onClick={() => props.onSelect(e)}
+              >
+                <span class="ev-seq">{e.seq}</span>
+                <span class="ev-time">+{formatDuration(Date.parse(e.ts) - props.start)}</span>
+                <span class={`ev-type type-${e.type}`}>{e.type}</span>
+                <span class="ev-summary" title={summary(e)}>{summary(e)}</span>
+              </div>
+            ))}
+          </div>
+        )
+        : <p class="muted pad">No events of the chosen types.</p>}
+    </div>
+  );
+}
+
+/** A one-line account of an event. */
+export function summary(e: JournalEvent): string {
+  const p = e.payload as Record<string, unknown>;
+  switch (e.type) {
+    case "run_started":
+      return `input ${oneLine(p.input, 90)}`;
+    case "model_call":
+      return `turn ${p.turn} · ${p.message_count} messages · tools: ${
+        (p.tools as string[] | undefined)?.join(", ") || "none"
+      }`;
+    case "model_response": {
+      const calls = (p.tool_calls as unknown[] | undefined)?.length ?? 0;
+      const u = p.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+      return [
+        `turn ${p.turn}`,
+        p.text ? oneLine(p.text, 60) : null,
+        calls ? `${calls} tool call${calls > 1 ? "s" : ""}` : null,
+        u ? `${u.input_tokens}→${u.output_tokens} tokens` : null,
+        typeof p.latency_ms === "number" ? formatDuration(p.latency_ms) : null,
+      ].filter(Boolean).join(" · ");
+    }
+    case "tool_call":
+      return `${p.name}(${oneLine(p.arguments, 70)})`;
+    case "tool_result":
+      return `${p.name} ${p.ok ? "ok" : "failed"} · ${oneLine(p.content ?? p.error, 60)}${
+        typeof p.duration_ms === "number" ? ` · ${formatDuration(p.duration_ms)}` : ""
+      }`;
+    case "run_finished":
+      return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
+        formatDuration(p.duration_ms as number)
+      }`;
+    default:
+      return oneLine(p, 100);
+  }
+}
+
+function EventDetail(
+  props: { event: JournalEvent; previous: JournalEvent | undefined; start: number; runId: string },
+) {
+  const e = props.event;
+  const p = e.payload as Record<string, unknown>;
+  const at = Date.parse(e.ts);
+  const timing: [string, string][] = [
+    ["since start", formatDuration(at - props.start)],
+    ["after previous", props.previous ? formatDuration(at - Date.parse(props.previous.ts)) : "—"],
+  ];
+  if (typeof p.latency_ms === "number") {
+    timing.push(["model latency", formatDuration(p.latency_ms)]);
+  }
+  if (typeof p.duration_ms === "number") timing.push(["duration", formatDuration(p.duration_ms)]);
+  return (
+    <div class="detail" data-seq={e.seq}>
+      <header class="detail-head">
+        <span class={`ev-type type-${e.type}`}>{e.type}</span>
+        <span class="muted">#{e.seq}</span>
+        <code class="muted" title={`hash ${e.hash}\nprev ${e.prev}`}>{e.hash.slice(0, 12)}</code>
+      </header>
+      <dl class="timing">
+        {timing.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>written</dt>
+          <dd>
+            <code>{e.ts}</code>
+          </dd>
+        </div>
+      </dl>
+      {e.type === "model_call" ? <FoldedContextView runId={props.runId} seq={e.seq} /> : null}
+      <h3 class="detail-title">Payload</h3>
+      <JsonView value={e.payload} open={2} />
+    </div>
+  );
+}
+
+function FoldedContextView(props: { runId: string; seq: number }) {
+  const ctx = useApi<FoldedContext>(paths.context(props.runId, props.seq));
+  return (
+    <details class="context" open>
+      <summary class="detail-title">Context at this call</summary>
+      {!ctx.data
+        ? <Pending error={ctx.error} what="the context" />
+        : (
+          <div class="context-body" data-testid="folded-context">
+            <p class="muted">
+              Turn {ctx.data.turn} · {ctx.data.model.provider}:{ctx.data.model.name ?? "—"} ·{" "}
+              {ctx.data.messages.length} messages · tools: {ctx.data.tools.join(", ") || "none"}
+            </p>
+            {ctx.data.system ? <ContextMessage role="system" content={ctx.data.system} /> : null}
+            {ctx.data.messages.map((m, i) => (
+              <ContextMessage
+                key={i}
+                role={m.role === "tool" ? `tool · ${m.name}` : m.role}
+                content={m.content}
+                calls={m.role === "assistant" ? m.tool_calls : undefined}
+              />
+            ))}
+          </div>
+        )}
+    </details>
+  );
+}
+
+function ContextMessage(props: { role: string; content: string; calls?: unknown[] | undefined }) {
+  return (
+    <div class={`ctx-msg ctx-${props.role.split(" ")[0]}`}>
+      <p class="ctx-role">{props.role}</p>
+      {props.content ? <pre class="ctx-content">{props.content}</pre> : null}
+      {props.calls?.length ? <JsonView value={props.calls} open={1} label="tool_calls" /> : null}
+    </div>
+  );
+}

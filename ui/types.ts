@@ -1,0 +1,81 @@
+/**
+ * The shapes of the workbench API's data as the pages use them. Records come from the library's own
+ * types (type-only imports: nothing of the library reaches the browser bundle).
+ *
+ * @module
+ */
+
+import type { CatalogNode } from "../lib/workbench/catalog.ts";
+import type { Artifact, ChatMessage, Conversation } from "../lib/workbench/conversations.ts";
+import type { Memory } from "../lib/workbench/memories.ts";
+import type { Proposal } from "../lib/evolve/proposals_store.ts";
+import type { RunRow } from "../lib/hive/runs.ts";
+import type { HarnessStats } from "../lib/hive/stats.ts";
+import type { Integrity } from "../lib/journal/verify.ts";
+import type { JournalEvent } from "../lib/journal/event.ts";
+import type { FoldedContext } from "../lib/journal/fold.ts";
+import type { SpecIssue } from "../lib/spec/issues.ts";
+import type { RunResult } from "../lib/runner/types.ts";
+
+export type {
+  Artifact,
+  CatalogNode,
+  ChatMessage,
+  Conversation,
+  FoldedContext,
+  HarnessStats,
+  Integrity,
+  JournalEvent,
+  Memory,
+  Proposal,
+  RunResult,
+  RunRow,
+  SpecIssue,
+};
+
+/** `GET /api/health`. */
+export interface Health {
+  copilot: { model: string; source: string } | null;
+  harnesses_dir: string;
+}
+
+/** `GET /api/harnesses/{id}`. */
+export interface HarnessDetail {
+  id: string;
+  dir: string;
+  spec: Record<string, unknown> | null;
+  /** The hex SHA-256 of the spec's canonical JSON; null when it does not parse. */
+  spec_version: string | null;
+  valid: boolean;
+  trusted: boolean;
+  stats: HarnessStats;
+  evolved: number;
+}
+
+/** `GET /api/harnesses/{id}/spec`. */
+export interface SpecView {
+  id: string;
+  text: string;
+  issues: SpecIssue[];
+  /** Dotted roots of the frozen safety fields. */
+  frozen: string[];
+}
+
+/** `GET /api/runs/{id}`. */
+export interface TraceView {
+  run_id: string;
+  harness_id: string;
+  status: RunRow["status"];
+  integrity: Integrity;
+  events: JournalEvent[];
+  event_count: number;
+  run: RunRow;
+  live: boolean;
+}
+
+/** `GET /api/conversations/{id}`. */
+export interface ConversationView {
+  conversation: Conversation;
+  messages: ChatMessage[];
+  artifacts: Artifact[];
+}
