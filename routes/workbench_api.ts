@@ -21,7 +21,7 @@ import { applyProposal, rejectProposal } from "../lib/evolve/decide.ts";
 import { proposeImprovement } from "../lib/evolve/propose.ts";
 import { getProposal, listProposals, PROPOSAL_STATUSES } from "../lib/evolve/proposals_store.ts";
 import { openHive } from "../lib/hive/open.ts";
-import { getRunAnyHarness, listRuns } from "../lib/hive/runs.ts";
+import { listRuns } from "../lib/hive/runs.ts";
 import { listSpecVersions } from "../lib/hive/spec_versions.ts";
 import { specVersion } from "../lib/spec/version.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
@@ -30,6 +30,7 @@ import { errorResponse, okResponse } from "../lib/http/response.ts";
 import { type SseFrame, sseResponse } from "../lib/http/sse.ts";
 import { foldContext } from "../lib/journal/fold.ts";
 import { findRun, getTrace, readJournalBytes } from "../lib/journal/trace.ts";
+import { queryInt } from "../lib/http/query.ts";
 import { stopLiveRun } from "../lib/runner/stop_run.ts";
 import { activeRun } from "../lib/runner/active_runs.ts";
 import { runFrames } from "../lib/runner/frames.ts";
@@ -38,7 +39,7 @@ import { startRun } from "../lib/runner/start_run.ts";
 import { isRunStatus } from "../lib/runner/types.ts";
 import { builtinCatalog } from "../lib/spec/builtins.ts";
 import { frozenRoots } from "../lib/spec/frozen.ts";
-import { checkHarness } from "../lib/spec/load.ts";
+import { checkHarnessCached } from "../lib/spec/spec_cache.ts";
 import { validateHarness } from "../lib/spec/validate.ts";
 import { trustedEntryFor, trustFolder } from "../lib/trust/store.ts";
 import { SECRET_HEADER, secretMatches } from "../lib/workbench/access.ts";
@@ -224,7 +225,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   app.get("/api/harnesses/:id", async (c) => {
     const id = c.req.param("id");
     const dir = harnessDirOf(hive, id);
-    const { parsed } = await checkHarness(dir);
+    const { parsed } = await checkHarnessCached(dir);
     return okResponse({
       id,
       dir,
@@ -240,7 +241,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   });
   app.get("/api/harnesses/:id/spec", async (c) => {
     const id = c.req.param("id");
-    const { parsed } = await checkHarness(harnessDirOf(hive, id));
+    const { parsed } = await checkHarnessCached(harnessDirOf(hive, id));
     return okResponse({
       id,
       text: parsed.text,
@@ -295,7 +296,13 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   app.get("/api/harnesses/:id/versions", (c) => {
     const id = c.req.param("id");
     harnessDirOf(hive, id);
-    return okResponse({ versions: listSpecVersions(hive, id, Number(c.req.query("limit") ?? 50)) });
+    return okResponse({
+      versions: listSpecVersions(
+        hive,
+        id,
+        queryInt(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }),
+      ),
+    });
   });
 
   // --- runs
@@ -306,10 +313,12 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     if (status && !isRunStatus(status) && status !== "running") {
       throw badInput(`Unknown status ${JSON.stringify(status)}`);
     }
-    const limit = Number(c.req.query("limit") ?? 50);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw badInput("limit must be 1 to 1000");
-    }
+    const limit = queryInt(c.req.query("limit"), {
+      name: "limit",
+      min: 1,
+      max: 1000,
+      fallback: 50,
+    });
     const before = c.req.query("before");
     return okResponse({
       runs: listRuns(hive, id, {
@@ -339,23 +348,24 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     }
     return okResponse(await run.result);
   });
+  /** A target harness's run (the copilot's own runs are not shown), or `not_found`. */
+  const targetRun = (id: string) => {
+    const row = findRun(hive, null, id);
+    if (row.harness_id === COPILOT_ID) {
+      throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(id)}`);
+    }
+    return row;
+  };
   app.get("/api/runs/:id", async (c) => {
-    const trace = await getTrace(hive, null, c.req.param("id"));
-    if (trace.harness_id === COPILOT_ID) {
-      throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);
-    }
-    const raw = c.req.query("limit");
-    const limit = raw === undefined ? undefined : Number(raw);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
-      throw badInput("limit is a whole number of events (0 or more)");
-    }
-    const { run, events, ...rest } = trace;
+    const row = targetRun(c.req.param("id"));
+    const limit = queryInt(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
+    const { run, events, ...rest } = await getTrace(hive, row.harness_id, row.run_id);
     return okResponse({
       ...rest,
       events: limit === undefined ? events : events.slice(0, limit),
       event_count: events.length,
       run,
-      live: !!activeRun(trace.run_id),
+      live: !!activeRun(row.run_id),
     });
   });
   app.post("/api/runs/:id/stop", async (c) => {
@@ -363,13 +373,14 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     return okResponse({ stopped: true, result });
   });
   app.get("/api/runs/:id/context", async (c) => {
-    const seq = Number(c.req.query("seq"));
-    if (!Number.isInteger(seq) || seq < 1) throw badInput("seq must be the seq of a model call");
-    const trace = await getTrace(hive, null, c.req.param("id"));
+    const row = targetRun(c.req.param("id"));
+    const seq = queryInt(c.req.query("seq"), { name: "seq (a model call's)", min: 1, fallback: 0 });
+    if (!seq) throw badInput("Send ?seq= with the seq of a model call");
+    const trace = await getTrace(hive, row.harness_id, row.run_id);
     return okResponse(foldContext(trace.events, seq));
   });
   app.get("/api/runs/:id/export", async (c) => {
-    const row = findRun(hive, null, c.req.param("id"));
+    const row = targetRun(c.req.param("id"));
     if (row.status === "running") {
       throw new FrameworkError(
         "conflict",
@@ -386,10 +397,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     });
   });
   app.get("/api/runs/:id/events", (c) => {
-    const row = getRunAnyHarness(hive, c.req.param("id"));
-    if (!row) {
-      throw new FrameworkError("not_found", `Unknown run ${JSON.stringify(c.req.param("id"))}`);
-    }
+    const row = targetRun(c.req.param("id"));
     const raw = c.req.header("last-event-id") ?? c.req.query("last_event_id") ?? "0";
     const frames = runEventFrames(
       hive,

@@ -39,6 +39,12 @@ export const PAGE_CSP = [
   "form-action 'self'",
 ].join("; ");
 
+interface ApiAnswer {
+  status: number;
+  data?: unknown;
+  error?: { status: number; kind: string; message: string };
+}
+
 interface Asset {
   body: string;
   type: string;
@@ -91,12 +97,32 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
   const urls = { js: `/static/client.js?v=${js.version}`, css: `/static/app.css?v=${css.version}` };
   const boot = crypto.randomUUID();
 
-  const api = async (path: string): Promise<{ status: number; data?: unknown }> => {
-    const res = await fetch(options.apiUrl + path, {
-      headers: { [SECRET_HEADER]: options.secret },
-    });
-    const body = await res.json().catch(() => null);
-    return res.ok && body?.ok ? { status: res.status, data: body.data } : { status: res.status };
+  const api = async (path: string): Promise<ApiAnswer> => {
+    try {
+      const res = await fetch(options.apiUrl + path, {
+        headers: { [SECRET_HEADER]: options.secret },
+      });
+      const body = await res.json().catch(() => null);
+      if (res.ok && body?.ok) return { status: res.status, data: body.data };
+      return {
+        status: res.status,
+        error: {
+          status: res.status,
+          kind: String(body?.error?.kind ?? "error"),
+          message: String(body?.error?.message ?? `The workbench API answered ${res.status}`),
+        },
+      };
+    } catch (err) {
+      console.error(`workbench pages: the API did not answer ${path}:`, err);
+      return {
+        status: 502,
+        error: {
+          status: 502,
+          kind: "unavailable",
+          message: "The workbench API did not answer; restart `framework workbench`",
+        },
+      };
+    }
   };
 
   return async (request) => {
@@ -122,17 +148,22 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
     const wanted = pagePaths(resolved).filter((p) => p !== paths.conversations());
     const loaded = await Promise.all(wanted.map(async (p) => [p, await api(p)] as const));
     const data: Record<string, unknown> = {};
-    if (conversations.data) data[paths.conversations()] = conversations.data;
+    const errors: NonNullable<PageState["errors"]> = {};
     let status = 200;
-    for (const [p, r] of loaded) {
+    for (const [p, r] of [[paths.conversations(), conversations] as const, ...loaded]) {
       if (r.data !== undefined) data[p] = r.data;
-      else if (r.status === 404 && resolved.harness && p === paths.harness(resolved.harness)) {
-        status = 404;
+      else if (r.error) {
+        errors[p] = r.error;
+        if (r.status === 502) status = 502;
+        else if (r.status === 404 && resolved.harness && p === paths.harness(resolved.harness)) {
+          status = 404;
+        }
       }
     }
     const state: PageState = {
       route: resolved,
       data,
+      ...(Object.keys(errors).length ? { errors } : {}),
       health: (health.data as Health | undefined) ?? { copilot: null, harnesses_dir: "" },
       dev: !!options.dev,
     };

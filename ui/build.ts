@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 
 /** The bundle's entry point. */
 export const CLIENT_ENTRY = fileURLToPath(new URL("./client.tsx", import.meta.url));
+/** The project's deno.json (the import map the bundle resolves with, from any folder). */
+const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 /** Where the committed bundle lives. */
 export const CLIENT_BUNDLE = fileURLToPath(new URL("./dist/client.js", import.meta.url));
 
@@ -30,6 +32,8 @@ export async function buildClientBundle(outFile?: string): Promise<string> {
       args: [
         "bundle",
         "--quiet",
+        "--config",
+        CONFIG,
         "--platform",
         "browser",
         "--minify",

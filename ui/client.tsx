@@ -17,6 +17,7 @@ const state = JSON.parse(document.getElementById(STATE_ELEMENT_ID)!.textContent!
 const store = createStore({
   route: state.route,
   data: state.data,
+  ...(state.errors ? { errors: state.errors } : {}),
   health: state.health,
   fetcher: (path, init) => fetch(path, { ...init, credentials: "same-origin" }),
 });

@@ -45,6 +45,7 @@ export function renderDocument(state: PageState, assets: AssetUrls): string {
   const store = createStore({
     route: state.route,
     data: state.data,
+    ...(state.errors ? { errors: state.errors } : {}),
     health: state.health,
     fetcher: () => Promise.reject(new Error("no fetching while rendering on the server")),
   });

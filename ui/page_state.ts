@@ -13,6 +13,8 @@ export interface PageState {
   route: Route;
   /** API data by path, exactly as the islands ask for it. */
   data: Record<string, unknown>;
+  /** API errors by path (a harness that is not there), so the page says so before any script runs. */
+  errors?: Record<string, { status: number; kind: string; message: string }>;
   health: Health;
   /** A development checkout: the page reloads when the server restarts. */
   dev: boolean;

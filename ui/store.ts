@@ -44,16 +44,30 @@ export interface ApiCache {
  *
  * @param fetcher How to reach the API.
  * @param seed Data already loaded, by path.
+ * @param seedErrors Errors already met, by path.
  * @returns The cache.
  */
-export function createApiCache(fetcher: Fetcher, seed: Record<string, unknown> = {}): ApiCache {
+export function createApiCache(
+  fetcher: Fetcher,
+  seed: Record<string, unknown> = {},
+  seedErrors: Record<string, { status: number; kind: string; message: string }> = {},
+): ApiCache {
   const slots = new Map<string, Slot>();
   const slot = (path: string): Slot => {
     let s = slots.get(path);
     if (!s) {
       s = {
         entry: signal<Entry>(
-          path in seed ? { data: seed[path], loading: false } : { loading: false },
+          path in seed ? { data: seed[path], loading: false } : path in seedErrors
+            ? {
+              error: new ApiError(
+                seedErrors[path]!.status,
+                seedErrors[path]!.kind,
+                seedErrors[path]!.message,
+              ),
+              loading: false,
+            }
+            : { loading: false },
         ),
         mounts: 0,
       };
@@ -129,7 +143,13 @@ export interface Store {
  * @returns The store.
  */
 export function createStore(
-  init: { route: Route; fetcher: Fetcher; data: Record<string, unknown>; health: Health },
+  init: {
+    route: Route;
+    fetcher: Fetcher;
+    data: Record<string, unknown>;
+    errors?: Record<string, { status: number; kind: string; message: string }>;
+    health: Health;
+  },
 ): Store {
   const route = signal(init.route);
   const notice = signal<Notice | null>(null);
@@ -137,7 +157,7 @@ export function createStore(
   const inBrowser = typeof document !== "undefined";
   return {
     route,
-    cache: createApiCache(init.fetcher, init.data),
+    cache: createApiCache(init.fetcher, init.data, init.errors),
     fetcher: init.fetcher,
     health: init.health,
     notice,

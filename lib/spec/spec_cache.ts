@@ -7,7 +7,14 @@
  */
 
 import { specPath } from "../paths.ts";
-import { type LoadedSpec, loadSpec } from "./load.ts";
+import {
+  type LoadedSpec,
+  loadSpec,
+  type ParsedSpecText,
+  parseSpecText,
+  readSpecText,
+  resolveHarnessDir,
+} from "./load.ts";
 
 const cache = new Map<string, { key: string; loaded: LoadedSpec }>();
 
@@ -19,16 +26,41 @@ const cache = new Map<string, { key: string; loaded: LoadedSpec }>();
  * @returns The loaded spec.
  */
 export async function loadSpecCached(harnessDir: string): Promise<LoadedSpec> {
-  let key: string;
-  try {
-    const info = await Deno.stat(specPath(harnessDir));
-    key = `${info.ino}:${info.size}:${info.mtime?.getTime()}`;
-  } catch {
-    return await loadSpec(harnessDir);
-  }
+  const key = await fileKey(specPath(harnessDir));
+  if (!key) return await loadSpec(harnessDir);
   const hit = cache.get(harnessDir);
   if (hit && hit.key === key) return hit.loaded;
   const loaded = await loadSpec(harnessDir);
   cache.set(harnessDir, { key, loaded });
   return loaded;
+}
+
+const checked = new Map<string, { key: string; parsed: ParsedSpecText }>();
+
+/**
+ * Checks a harness's spec like {@link checkHarness} (never throws for an invalid spec), reusing the
+ * last parse while the file is unchanged. The returned snapshot must be treated as read-only.
+ *
+ * @param dir The harness folder.
+ * @returns The folder (realpath), the parsed text and its issues.
+ */
+export async function checkHarnessCached(
+  dir: string,
+): Promise<{ dir: string; parsed: ParsedSpecText }> {
+  const real = await resolveHarnessDir(dir);
+  const key = await fileKey(specPath(real));
+  const hit = checked.get(real);
+  if (key && hit && hit.key === key) return { dir: real, parsed: hit.parsed };
+  const parsed = parseSpecText(await readSpecText(real));
+  if (key) checked.set(real, { key, parsed });
+  return { dir: real, parsed };
+}
+
+async function fileKey(path: string): Promise<string | null> {
+  try {
+    const info = await Deno.stat(path);
+    return `${info.ino}:${info.size}:${info.mtime?.getTime()}`;
+  } catch {
+    return null;
+  }
 }

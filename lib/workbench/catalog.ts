@@ -12,6 +12,7 @@ import { badInput, notFound } from "../errors.ts";
 import { getHarness, type HarnessRow, listHarnesses, upsertHarness } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { parseSpecText } from "../spec/load.ts";
+import { checkHarnessCached } from "../spec/spec_cache.ts";
 
 /** The id of the bundled copilot harness (kept out of the catalog). */
 export const COPILOT_ID = "workbench-copilot";
@@ -139,15 +140,18 @@ export async function catalogTree(db: Hive): Promise<CatalogNode[]> {
   const nodes = new Map<string, CatalogNode>();
   for (const r of rows) {
     let valid = false;
+    let name = r.name;
     try {
-      const parsed = parseSpecText(await Deno.readTextFile(join(r.root_path, "harness.yaml")));
+      const { parsed } = await checkHarnessCached(r.root_path);
       valid = !!parsed.spec && !parsed.issues.some((i) => i.severity === "error");
+      const current = (parsed.value as { name?: unknown } | undefined)?.name;
+      if (typeof current === "string" && current) name = current;
     } catch {
       continue; // the folder is gone
     }
     nodes.set(r.id, {
       id: r.id,
-      name: r.name,
+      name,
       root_path: r.root_path,
       is_fork: r.is_fork,
       parent_id: r.parent_id,

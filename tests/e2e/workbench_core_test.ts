@@ -355,6 +355,12 @@ Deno.test("workbench: a whole offline copilot conversation, kept apart from the 
         const runs = await call(wb, "GET", "/api/harnesses/refunds/runs");
         assert.equal(runs.status, 200);
         assert.deepEqual(runs.json.data.runs.map((r: Json) => r.run_id), [targetRunId]);
+        // The copilot's own runs are not shown as runs (their journals hold its prompt).
+        for (const path of ["", "/context?seq=2", "/export", "/events"]) {
+          const res = await fetch(`${wb.url}/api/runs/${copilotRunIds[0]}${path}`);
+          assert.equal(res.status, 404, `copilot run ${path || "/"}`);
+          assert.equal((await res.json()).error.kind, "not_found");
+        }
 
         for (const query of ["", "?scope=global"]) {
           const m = await call(wb, "GET", `/api/memories${query}`);

@@ -159,8 +159,16 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     });
   };
   const move = (step: number) => {
-    const i = selected ? shown.indexOf(selected) : -1;
-    select(shown[Math.max(0, Math.min(shown.length - 1, i + step))]);
+    if (!shown.length) return;
+    if (seq === null) return select(shown[step > 0 ? 0 : shown.length - 1]);
+    const i = shown.findIndex((e) => e.seq === seq);
+    if (i >= 0) return select(shown[Math.max(0, Math.min(shown.length - 1, i + step))]);
+    // The selected event is filtered out: go to the nearest shown one in that direction.
+    select(
+      step > 0
+        ? shown.find((e) => e.seq > seq) ?? shown.at(-1)
+        : shown.findLast((e) => e.seq < seq) ?? shown[0],
+    );
   };
   useShortcuts({
     j: () => move(1),
@@ -275,6 +283,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           events={shown}
           selected={selected?.seq ?? null}
           start={start}
+          brokenAt={trace.integrity.broken_at}
           onSelect={select}
         />
         <div class="event-detail" aria-live="polite">
@@ -340,6 +349,8 @@ function EventList(
     events: JournalEvent[];
     selected: number | null;
     start: number;
+    /** The first event that does not verify: it and the ones after are marked. */
+    brokenAt: number | null;
     onSelect: (e: JournalEvent) => void;
   },
 ) {
@@ -389,7 +400,12 @@ function EventList(
             {rows.map((e, k) => (
               <div
                 key={e.seq}
-                class={`event-row ${e.seq === props.selected ? "selected" : ""}`}
+                class={`event-row ${e.seq === props.selected ? "selected" : ""} ${
+                  props.brokenAt !== null && e.seq >= props.brokenAt ? "unverified" : ""
+                }`}
+                title={props.brokenAt !== null && e.seq >= props.brokenAt
+                  ? "After the break in the hash chain: not verified"
+                  : undefined}
                 style={{ top: `${(first + k) * ROW_HEIGHT}px` }}
                 role="option"
                 aria-selected={e.seq === props.selected}
@@ -431,11 +447,11 @@ export function summary(e: JournalEvent): string {
       ].filter(Boolean).join(" · ");
     }
     case "tool_call":
-      return `${p.name}(${oneLine(p.arguments, 70)})`;
+      return `${oneLine(p.name ?? "?", 40)}(${oneLine(p.arguments, 70)})`;
     case "tool_result":
-      return `${p.name} ${p.ok ? "ok" : "failed"} · ${oneLine(p.content ?? p.error, 60)}${
-        typeof p.duration_ms === "number" ? ` · ${formatDuration(p.duration_ms)}` : ""
-      }`;
+      return `${oneLine(p.name ?? "?", 40)} ${p.ok ? "ok" : "failed"} · ${
+        oneLine(p.content ?? p.error, 60)
+      }${typeof p.duration_ms === "number" ? ` · ${formatDuration(p.duration_ms)}` : ""}`;
     case "run_finished":
       return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
         formatDuration(p.duration_ms as number)

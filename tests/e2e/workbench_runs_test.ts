@@ -1,0 +1,341 @@
+/**
+ * Runs through the workbench API of the real `framework workbench` process: stopping a live run
+ * (streamed, stopped mid model call, its journal closed and verified, a second stop refused, an
+ * unknown run not found) and reading a run with and without `?limit=`.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
+import { scripted, writeHarness } from "../helpers/harness.ts";
+import { tempDir } from "../helpers/temp.ts";
+import { type RunningWorkbenchProcess, startWorkbenchProcess } from "../helpers/workbench.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+interface Frame {
+  event: string;
+  data: Json;
+  id?: string;
+}
+
+/** A JSON request through the launcher (the body is always read). */
+async function call(
+  wb: RunningWorkbenchProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
+  const res = await fetch(`${wb.url}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** Reads server-sent events frame by frame, as they arrive. */
+class SseReader {
+  #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  #done = false;
+
+  constructor(res: Response) {
+    assert.ok(res.body, "a streamed body");
+    this.#reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next frame, or null at the end of the stream (heartbeat comments are skipped). */
+  async next(): Promise<Frame | null> {
+    while (true) {
+      const end = this.#buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = this.#buffer.slice(0, end);
+        this.#buffer = this.#buffer.slice(end + 2);
+        if (!block.trim() || block.startsWith(":")) continue;
+        const frame: Frame = { event: "message", data: undefined };
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) frame.event = line.slice(7);
+          else if (line.startsWith("data: ")) frame.data = JSON.parse(line.slice(6));
+          else if (line.startsWith("id: ")) frame.id = line.slice(4);
+        }
+        return frame;
+      }
+      if (this.#done) {
+        assert.equal(this.#buffer.trim(), "", "the stream ends on a whole frame");
+        return null;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) this.#done = true;
+      else this.#buffer += value;
+    }
+  }
+
+  /** Frames until one of the given event (included); fails at the end of the stream. */
+  async until(predicate: (f: Frame) => boolean, what: string): Promise<Frame[]> {
+    const out: Frame[] = [];
+    while (true) {
+      const f = await this.next();
+      if (!f) assert.fail(`the stream ended before ${what}: ${out.map((x) => x.event)}`);
+      out.push(f);
+      if (predicate(f)) return out;
+    }
+  }
+
+  /** Every remaining frame. */
+  async rest(): Promise<Frame[]> {
+    const out: Frame[] = [];
+    for (let f = await this.next(); f; f = await this.next()) out.push(f);
+    return out;
+  }
+
+  /** Lets go of the stream (a no-op once it has ended). */
+  async close(): Promise<void> {
+    if (!this.#done) await this.#reader.cancel().catch(() => {});
+    this.#reader.releaseLock();
+  }
+}
+
+function assertError(res: { status: number; json: Json }, status: number, kind: string) {
+  assert.equal(res.status, status, JSON.stringify(res.json));
+  assert.equal(res.json.ok, false);
+  assert.equal(res.json.error.kind, kind);
+  assert.equal(typeof res.json.error.message, "string");
+}
+
+const UNKNOWN_RUN = "run_01ZZZZZZZZZZZZZZZZZZZZZZZZ";
+
+Deno.test("workbench runs: a live run is stopped, streamed to its end, journalled, and stopped only once", async (t) => {
+  await using home = await tempDir("fw-wbr-home-");
+  await using cwd = await tempDir("fw-wbr-cwd-");
+  const dir = await writeHarness(join(cwd.path, "harnesses"), "slow", {
+    name: "Slow",
+    instructions: "Take your time.",
+    model: scripted([
+      // The first model call would answer only after 5 s: the run is stopped during it.
+      { tool_calls: [{ name: "list_files", arguments: {} }], delay_ms: 5000 },
+      { text: "Never reached." },
+    ]),
+    limits: { max_turns: 4, timeout_s: 60 },
+    tools: [{ builtin: "list_files" }],
+  });
+  await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
+
+  const res = await fetch(`${wb.url}/api/harnesses/slow/runs?stream=true`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: "List the files, slowly" }),
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+  const sse = new SseReader(res);
+  try {
+    let runId = "";
+    const streamed: Frame[] = [];
+
+    await t.step(
+      "the stream opens with run_accepted, then the events up to the model call",
+      async () => {
+        const [accepted] = await sse.until(() => true, "run_accepted");
+        assert.equal(accepted!.event, "run_accepted");
+        runId = accepted!.data.run_id;
+        assert.match(runId, /^run_[0-9A-Z]{26}$/);
+        assert.equal(accepted!.data.harness_id, "slow");
+        const frames = await sse.until(
+          (f) => f.event === "trace" && f.data.type === "model_call",
+          "the model call",
+        );
+        assert.ok(frames.every((f) => f.event === "trace"), frames.map((f) => f.event).join(","));
+        streamed.push(...frames);
+        assert.equal(frames[0]!.data.type, "run_started");
+      },
+    );
+
+    await t.step(
+      "while it waits for the model it is live, running, and cannot be exported",
+      async () => {
+        const live = await call(wb, "GET", `/api/runs/${runId}`);
+        assert.equal(live.status, 200, JSON.stringify(live.json));
+        assert.equal(live.json.data.live, true);
+        assert.equal(live.json.data.status, "running");
+        assert.equal(live.json.data.harness_id, "slow");
+        const exported = await call(wb, "GET", `/api/runs/${runId}/export`);
+        assertError(exported, 409, "conflict");
+      },
+    );
+
+    let stopResult: Json;
+    await t.step(
+      "POST /api/runs/{id}/stop ends it at once with status error, reason stopped",
+      async () => {
+        const stopped = await call(wb, "POST", `/api/runs/${runId}/stop`);
+        assert.equal(stopped.status, 200, JSON.stringify(stopped.json));
+        assert.equal(stopped.json.ok, true);
+        assert.equal(stopped.json.data.stopped, true);
+        stopResult = stopped.json.data.result;
+        assert.equal(stopResult.run_id, runId);
+        assert.equal(stopResult.harness_id, "slow");
+        assert.equal(stopResult.status, "error");
+        assert.match(stopResult.failure_signature, /stopped/);
+        assert.equal(stopResult.failure_signature, "error:stopped");
+        assert.equal(stopResult.error.reason, "stopped");
+        assert.equal(stopResult.output, "");
+        assert.equal(stopResult.turns, 1);
+        assert.ok(
+          stopResult.duration_ms < 5000,
+          `stopped before the model answered: ${stopResult.duration_ms} ms`,
+        );
+      },
+    );
+
+    await t.step("the stream ends with run_result, the same result", async () => {
+      const rest = await sse.rest();
+      const events = rest.map((f) => f.event);
+      assert.equal(events.at(-1), "run_result", events.join(","));
+      assert.ok(events.slice(0, -1).every((e) => e === "trace"), events.join(","));
+      streamed.push(...rest.slice(0, -1));
+      assert.deepEqual(rest.at(-1)!.data, stopResult);
+      assert.equal(streamed.at(-1)!.data.type, "run_finished");
+    });
+
+    await t.step(
+      "the journal verifies and ends with run_finished; the stream carried it all",
+      async () => {
+        const bytes = await Deno.readFile(join(dir, ".framework", "traces", `${runId}.jsonl`));
+        const integrity = verifyJournal(bytes);
+        const events = parseJournal(bytes);
+        assert.deepEqual(integrity, { ok: true, checked: events.length, broken_at: null });
+        assert.deepEqual(events.map((e) => e.type), [
+          "run_started",
+          "model_call",
+          "run_finished",
+        ]);
+        const finished = events.at(-1)!;
+        assert.equal(finished.payload.status, "error");
+        assert.equal(finished.payload.failure_signature, "error:stopped");
+        assert.deepEqual(finished.payload, stopResult);
+        assert.deepEqual(
+          streamed.map((f) => [f.id, f.data.seq, f.data.type, f.data.hash]),
+          events.map((e) => [String(e.seq), e.seq, e.type, e.hash]),
+          "one trace frame per journal event, in order",
+        );
+
+        const view = await call(wb, "GET", `/api/runs/${runId}`);
+        assert.equal(view.status, 200);
+        assert.equal(view.json.data.live, false);
+        assert.equal(view.json.data.status, "error");
+        assert.deepEqual(view.json.data.integrity, integrity);
+        assert.equal(view.json.data.event_count, events.length);
+        assert.equal(view.json.data.run.failure_signature, "error:stopped");
+      },
+    );
+
+    await t.step("a second stop is a conflict; an unknown run is not found", async () => {
+      const again = await call(wb, "POST", `/api/runs/${runId}/stop`);
+      assertError(again, 409, "conflict");
+      assert.match(again.json.error.message, /already ended/);
+      assertError(await call(wb, "POST", `/api/runs/${UNKNOWN_RUN}/stop`), 404, "not_found");
+      assertError(await call(wb, "POST", "/api/runs/not-a-run/stop"), 404, "not_found");
+      // Nothing changed in the journal.
+      const bytes = await Deno.readFile(join(dir, ".framework", "traces", `${runId}.jsonl`));
+      assert.equal(parseJournal(bytes).filter((e) => e.type === "run_finished").length, 1);
+    });
+  } finally {
+    await sse.close();
+  }
+});
+
+Deno.test("workbench runs: GET /api/runs/{id} caps events with ?limit= and always counts them all", async (t) => {
+  await using home = await tempDir("fw-wbr-home-");
+  await using cwd = await tempDir("fw-wbr-cwd-");
+  const dir = await writeHarness(
+    join(cwd.path, "harnesses"),
+    "lister",
+    {
+      name: "Lister",
+      instructions: "List the files.",
+      model: scripted([
+        {
+          tool_calls: [
+            { name: "list_files", arguments: {} },
+            { name: "list_files", arguments: { path: "workspace" } },
+            { name: "file_read", arguments: { path: "workspace/note.txt" } },
+          ],
+        },
+        { text: "Three looks." },
+      ]),
+      tools: [{ builtin: "list_files" }, { builtin: "file_read" }],
+    },
+    { "workspace/note.txt": "a note\n" },
+  );
+  await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
+
+  const run = await call(wb, "POST", "/api/harnesses/lister/runs", { input: "What is there?" });
+  assert.equal(run.status, 200, JSON.stringify(run.json));
+  assert.equal(run.json.data.status, "success", JSON.stringify(run.json.data));
+  const runId: string = run.json.data.run_id;
+  const journal = parseJournal(
+    await Deno.readFile(join(dir, ".framework", "traces", `${runId}.jsonl`)),
+  );
+  // run_started, 2 × (model_call, model_response), 3 × (tool_call, tool_result), run_finished.
+  assert.equal(journal.length, 12);
+
+  await t.step("no limit: every event", async () => {
+    const all = await call(wb, "GET", `/api/runs/${runId}`);
+    assert.equal(all.status, 200, JSON.stringify(all.json));
+    const data = all.json.data;
+    assert.equal(data.run_id, runId);
+    assert.equal(data.harness_id, "lister");
+    assert.equal(data.status, "success");
+    assert.equal(data.live, false);
+    assert.deepEqual(data.integrity, { ok: true, checked: 12, broken_at: null });
+    assert.equal(data.event_count, 12);
+    assert.deepEqual(data.events, JSON.parse(JSON.stringify(journal)));
+    assert.equal(data.run.run_id, runId);
+  });
+
+  await t.step("limit=3: the first three events, and the full count", async () => {
+    const three = await call(wb, "GET", `/api/runs/${runId}?limit=3`);
+    assert.equal(three.status, 200, JSON.stringify(three.json));
+    assert.equal(three.json.data.events.length, 3);
+    assert.deepEqual(three.json.data.events.map((e: Json) => e.seq), [1, 2, 3]);
+    assert.deepEqual(three.json.data.events, JSON.parse(JSON.stringify(journal.slice(0, 3))));
+    assert.equal(three.json.data.event_count, 12);
+    assert.deepEqual(three.json.data.integrity, { ok: true, checked: 12, broken_at: null });
+  });
+
+  await t.step("limit=0 and a limit above the count", async () => {
+    const none = await call(wb, "GET", `/api/runs/${runId}?limit=0`);
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.json.data.events, []);
+    assert.equal(none.json.data.event_count, 12);
+    const many = await call(wb, "GET", `/api/runs/${runId}?limit=1000`);
+    assert.equal(many.status, 200);
+    assert.equal(many.json.data.events.length, 12);
+    assert.equal(many.json.data.event_count, 12);
+  });
+
+  await t.step("an empty limit= is no limit", async () => {
+    const all = await call(wb, "GET", `/api/runs/${runId}?limit=`);
+    assert.equal(all.status, 200, JSON.stringify(all.json));
+    assert.equal(all.json.data.events.length, 12);
+  });
+
+  await t.step(
+    "limit=-1, abc, 1.5, 0x2, 1e1 and padded numbers are bad input; an unknown run is not found",
+    async () => {
+      for (const bad of ["-1", "abc", "1.5", "0x2", "1e1", "%202", "2%20"]) {
+        const res = await call(wb, "GET", `/api/runs/${runId}?limit=${bad}`);
+        assertError(res, 400, "bad_input");
+        assert.match(res.json.error.message, /limit/);
+      }
+      assertError(await call(wb, "GET", `/api/runs/${UNKNOWN_RUN}`), 404, "not_found");
+      assertError(await call(wb, "GET", `/api/runs/${UNKNOWN_RUN}?limit=3`), 404, "not_found");
+    },
+  );
+});
