@@ -57,6 +57,14 @@ const SCENARIOS = [
     ],
   },
   {
+    // A slow turn: the tool runs at once, the reply takes 20 s (it is stopped long before).
+    match: "SLOWLY",
+    replies: [
+      { tool_calls: [{ name: "list_harnesses", arguments: {} }] },
+      { text: "This reply comes too late.", delay_ms: 20_000 },
+    ],
+  },
+  {
     match: "REMEMBER",
     replies: [
       { tool_calls: [{ name: "remember_memory", arguments: { content: FACT, scope: "global" } }] },
@@ -137,6 +145,41 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
       await Deno.stat(join(refunds, "harness.yaml"));
     },
   );
+
+  await t.step("a harness without runs: every tab says what to do", async () => {
+    await page.locator("body").press("2");
+    await page.waitForURL(/\/h\/refunds\/runs/);
+    await page.locator(".empty", { hasText: "No runs yet" }).waitFor();
+    assert.match(await page.locator(".empty").innerText(), /Ask the copilot to run this harness/);
+    await tb.screenshot("ui", "10-empty-runs");
+    await page.locator("body").press("3");
+    await page.locator(".empty", { hasText: "No runs to trace yet" }).waitFor();
+    await tb.screenshot("ui", "11-empty-trace");
+    await page.locator("body").press("5");
+    await page.locator(".empty", { hasText: "No proposals yet" }).waitFor();
+    assert.match(await page.locator(".empty").innerText(), /propose an improvement/);
+    await tb.screenshot("ui", "12-empty-improve");
+    await page.locator("body").press("1");
+    await page.locator(".empty", { hasText: "No runs yet" }).waitFor();
+    await tb.screenshot("ui", "13-empty-overview");
+  });
+
+  await t.step("a turn streams live and can be stopped", async () => {
+    await page.locator("#composer").fill("SLOWLY list the harnesses");
+    await page.locator("#composer").press("Enter");
+    const live = page.locator(".msg-live");
+    await live.waitFor();
+    // The tool call shows, done, while the reply is still being written.
+    await live.locator('details[data-tool="list_harnesses"] [aria-label="succeeded"]').waitFor();
+    assert.equal(await live.getAttribute("aria-busy"), "true");
+    const stop = page.getByRole("button", { name: "Stop" });
+    await tb.screenshot("ui", "14-chat-live");
+    await stop.click();
+    await live.waitFor({ state: "detached" });
+    const reply = page.locator(".msg-assistant").last();
+    assert.match(await reply.innerText(), /could not finish \(error: The run was stopped\)/);
+    assert.doesNotMatch(await reply.innerText(), /too late/);
+  });
 
   let runId = "";
   await t.step("run it from the chat; the run becomes the selection", async () => {
@@ -305,8 +348,8 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
   await t.step("refresh: the conversation, its artifacts and the selection are there", async () => {
     await openPage(page, wb.url);
     await page.waitForURL(/\/h\/refunds/);
-    assert.equal(await page.locator(".msg-user").count(), 4);
-    assert.equal(await page.locator(".msg-assistant").count(), 4);
+    assert.equal(await page.locator(".msg-user").count(), 5);
+    assert.equal(await page.locator(".msg-assistant").count(), 5);
     assert.match(await page.locator(".chat-title").innerText(), /CREATE a harness/);
     assert.equal(await page.locator(".artifact").count(), 3);
     assert.equal(
@@ -315,7 +358,7 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
     );
     await page.reload();
     await page.waitForSelector("html[data-hydrated]");
-    assert.equal(await page.locator(".msg-assistant").count(), 4);
+    assert.equal(await page.locator(".msg-assistant").count(), 5);
   });
 
   await t.step("nothing failed in the page and nothing left 127.0.0.1", () => {
