@@ -15,7 +15,11 @@ import { getRun, getRunAnyHarness } from "../../lib/hive/runs.ts";
 import { parseJournal } from "../../lib/journal/verify.ts";
 import { setFrameworkHome } from "../../lib/paths.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { type RunningWorkbenchProcess, startWorkbenchProcess } from "../helpers/workbench.ts";
+import {
+  type RunningWorkbenchProcess,
+  startWorkbenchProcess,
+  workbenchCall,
+} from "../helpers/workbench.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -37,22 +41,7 @@ async function writeScript(dir: string, scenarios: { match: string; replies: Jso
   return path;
 }
 
-/** A JSON request through the launcher (the body is always read). */
-async function call(
-  wb: RunningWorkbenchProcess,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${wb.url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const call = workbenchCall;
 
 async function readSse(res: Response): Promise<Frame[]> {
   const text = await res.text();

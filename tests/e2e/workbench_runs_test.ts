@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { type RunningWorkbenchProcess, startWorkbenchProcess } from "../helpers/workbench.ts";
+import { startWorkbenchProcess, workbenchCall } from "../helpers/workbench.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -22,22 +22,7 @@ interface Frame {
   id?: string;
 }
 
-/** A JSON request through the launcher (the body is always read). */
-async function call(
-  wb: RunningWorkbenchProcess,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${wb.url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const call = workbenchCall;
 
 /** Reads server-sent events frame by frame, as they arrive. */
 class SseReader {

@@ -110,3 +110,29 @@ export async function startWorkbenchProcess(
     [Symbol.asyncDispose]: stop,
   };
 }
+
+/**
+ * A JSON request through a workbench's launcher; the body is always read.
+ *
+ * @param wb The workbench.
+ * @param method The method.
+ * @param path The path (with its query).
+ * @param body A JSON body, if any.
+ * @returns The status and the parsed JSON (null for an empty body).
+ */
+export async function workbenchCall(
+  wb: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${wb.url}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}

@@ -11,6 +11,7 @@ import { callApi } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
+import { Segmented } from "../components/segmented.tsx";
 import { Time } from "../components/time.tsx";
 import { oneLine } from "../format.ts";
 import { paths } from "../paths.ts";
@@ -49,18 +50,12 @@ export function MemoryPage() {
         </p>
       </header>
       <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Filter by scope">
-          {SCOPES.map(([s, label]) => (
-            <Link
-              key={label}
-              to={withRoute(route, { query: { scope: s, m: "" } })}
-              class={scope === s ? "seg active" : "seg"}
-              aria-current={scope === s ? "true" : undefined}
-            >
-              {label}
-            </Link>
-          ))}
-        </div>
+        <Segmented
+          label="Filter by scope"
+          choices={SCOPES}
+          current={scope}
+          to={(s) => withRoute(route, { query: { scope: s, m: "" } })}
+        />
         <form
           class="search"
           role="search"

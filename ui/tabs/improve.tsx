@@ -11,6 +11,7 @@ import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
+import { Segmented, statusChoices } from "../components/segmented.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { formatCost, oneLine, shortId } from "../format.ts";
@@ -38,18 +39,12 @@ export function Improve(props: { harness: HarnessDetail }) {
   return (
     <div class="improve" data-testid="improve">
       <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Filter by status">
-          {FILTERS.map((f) => (
-            <Link
-              key={f || "all"}
-              to={withRoute(route, { query: { status: f, p: "" } })}
-              class={status === f ? "seg active" : "seg"}
-              aria-current={status === f ? "true" : undefined}
-            >
-              {f ? f.replace(/_/g, " ") : "all"}
-            </Link>
-          ))}
-        </div>
+        <Segmented
+          label="Filter by status"
+          choices={statusChoices(FILTERS)}
+          current={status}
+          to={(f) => withRoute(route, { query: { status: f, p: "" } })}
+        />
         <DraftButton harness={props.harness} />
       </div>
       {!list.data

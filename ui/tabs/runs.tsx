@@ -8,6 +8,7 @@
 import { useState } from "preact/hooks";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
+import { Segmented, statusChoices } from "../components/segmented.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
@@ -47,18 +48,12 @@ export function Runs(props: { harness: HarnessDetail }) {
   return (
     <div class="runs" data-testid="runs">
       <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Filter by status">
-          {FILTERS.map((f) => (
-            <Link
-              key={f || "all"}
-              to={withRoute(route, { query: { status: f, before: "" } })}
-              class={status === f ? "seg active" : "seg"}
-              aria-current={status === f ? "true" : undefined}
-            >
-              {f ? f.replace(/_/g, " ") : "all"}
-            </Link>
-          ))}
-        </div>
+        <Segmented
+          label="Filter by status"
+          choices={statusChoices(FILTERS)}
+          current={status}
+          to={(f) => withRoute(route, { query: { status: f, before: "" } })}
+        />
       </div>
       {!runs.data ? <Pending error={runs.error} what="the runs" /> : rows.length
         ? (
