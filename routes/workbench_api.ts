@@ -50,7 +50,7 @@ import {
   harnessDirOf,
   registerHarnessDir,
 } from "../lib/workbench/catalog.ts";
-import { startChatTurn } from "../lib/workbench/chat.ts";
+import { pendingTurn, startChatTurn } from "../lib/workbench/chat.ts";
 import {
   createConversation,
   deleteConversation,
@@ -163,6 +163,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       conversation,
       messages: listMessages(db, conversation.id),
       artifacts: listArtifacts(db, conversation.id),
+      pending_run_id: pendingTurn(conversation.id),
     });
   });
   app.patch("/api/conversations/:id", async (c) => {

@@ -22,16 +22,29 @@ export interface Entry<T = unknown> {
 
 interface Slot {
   entry: Signal<Entry>;
+  /** How many components show it now. */
   mounts: number;
+  /** Changed on the server since it was loaded: load again when next shown. */
+  stale: boolean;
+  /** The load under way, if any. */
+  inflight: Promise<void> | null;
+  /** When its data was loaded (ms). */
+  loadedAt: number;
 }
+
+/** Shown data older than this is loaded again (kept on screen meanwhile) when shown anew. */
+const MAX_AGE_MS = 15_000;
 
 /** The API data a page has seen. */
 export interface ApiCache {
   /** The entry of a path (created empty when new). */
   entry<T>(path: string): Signal<Entry<T>>;
-  /** Loads a path (again, when `force`); the old data stays shown while it loads. */
+  /**
+   * Loads a path unless it is loaded and current; `force` loads it again (after a load under way,
+   * so its answer is at least as new as the call). The old data stays shown while it loads.
+   */
   load(path: string, force?: boolean): Promise<void>;
-  /** Reloads the shown paths starting with any prefix and forgets the others. */
+  /** Reloads the shown paths starting with any prefix; the others load again when next shown. */
   refresh(...prefixes: string[]): void;
   /** Marks a path shown (for {@link ApiCache.refresh}); returns the undo. */
   mount(path: string): () => void;
@@ -40,7 +53,7 @@ export interface ApiCache {
 }
 
 /**
- * Creates a cache.
+ * Creates a cache. The seeds serve the first render only (hydration); later loads ask the API.
  *
  * @param fetcher How to reach the API.
  * @param seed Data already loaded, by path.
@@ -53,48 +66,60 @@ export function createApiCache(
   seedErrors: Record<string, { status: number; kind: string; message: string }> = {},
 ): ApiCache {
   const slots = new Map<string, Slot>();
+  const first = (path: string): Entry => {
+    if (path in seed) return { data: seed[path], loading: false };
+    const e = seedErrors[path];
+    if (e) return { error: new ApiError(e.status, e.kind, e.message), loading: false };
+    return { loading: false };
+  };
   const slot = (path: string): Slot => {
     let s = slots.get(path);
     if (!s) {
       s = {
-        entry: signal<Entry>(
-          path in seed ? { data: seed[path], loading: false } : path in seedErrors
-            ? {
-              error: new ApiError(
-                seedErrors[path]!.status,
-                seedErrors[path]!.kind,
-                seedErrors[path]!.message,
-              ),
-              loading: false,
-            }
-            : { loading: false },
-        ),
+        entry: signal<Entry>(first(path)),
         mounts: 0,
+        stale: false,
+        inflight: null,
+        loadedAt: Date.now(),
       };
       slots.set(path, s);
     }
     return s;
   };
+  const fetchInto = async (s: Slot, path: string) => {
+    const current = s.entry.value;
+    s.entry.value = { ...current, loading: true };
+    s.stale = false;
+    try {
+      const data = await callApi(fetcher, path);
+      s.entry.value = { data, loading: false };
+      s.loadedAt = Date.now();
+    } catch (err) {
+      const error = err instanceof ApiError ? err : new ApiError(0, "error", String(err));
+      // What was shown stays shown beside the error.
+      s.entry.value = { data: current.data, error, loading: false };
+    }
+  };
   const cache: ApiCache = {
     entry: <T>(path: string) => slot(path).entry as Signal<Entry<T>>,
-    async load(path, force = false) {
+    load(path, force = false) {
       const s = slot(path);
-      const current = s.entry.value;
-      if (current.loading || (!force && (current.data !== undefined || current.error))) return;
-      s.entry.value = { ...current, loading: true };
-      try {
-        const data = await callApi(fetcher, path);
-        s.entry.value = { data, loading: false };
-      } catch (err) {
-        const error = err instanceof ApiError ? err : new ApiError(0, "error", String(err));
-        s.entry.value = { ...(force ? { data: current.data } : {}), error, loading: false };
+      if (s.inflight) {
+        return force ? s.inflight.then(() => cache.load(path, true)) : s.inflight;
       }
+      const current = s.entry.value;
+      const old = Date.now() - s.loadedAt > MAX_AGE_MS;
+      if (!force && !s.stale && !old && (current.data !== undefined || current.error)) {
+        return Promise.resolve();
+      }
+      s.inflight = fetchInto(s, path).finally(() => s.inflight = null);
+      return s.inflight;
     },
     refresh(...prefixes) {
       for (const [path, s] of slots) {
         if (!prefixes.some((p) => path.startsWith(p))) continue;
         if (s.mounts > 0) void cache.load(path, true);
-        else slots.delete(path);
+        else s.stale = true;
       }
     },
     mount(path) {

@@ -78,4 +78,6 @@ export interface ConversationView {
   conversation: Conversation;
   messages: ChatMessage[];
   artifacts: Artifact[];
+  /** The copilot run of a turn still in flight (its reply is not stored yet), or null. */
+  pending_run_id: string | null;
 }

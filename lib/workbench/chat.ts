@@ -29,6 +29,19 @@ import { COPILOT_SETUP_HELP } from "./copilot/setup.ts";
 import { type CopilotContext, copilotTools } from "./copilot/tools.ts";
 import type { WorkbenchDb } from "./db.ts";
 
+/** The copilot run of each conversation's turn in flight, in this process. */
+const pending = new Map<string, string>();
+
+/**
+ * The copilot run of a conversation's turn still in flight (a page opened mid-turn waits for it).
+ *
+ * @param conversationId The conversation.
+ * @returns The run id, or null.
+ */
+export function pendingTurn(conversationId: string): string | null {
+  return pending.get(conversationId) ?? null;
+}
+
 /** The frames of a chat turn. */
 export type ChatFrame =
   | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
@@ -187,6 +200,7 @@ export async function startChatTurn(
     onText: ({ turn, text }) => live.push({ frame: "delta", run_id: prepared.run_id, turn, text }),
   });
   const run = launchRun(prepared);
+  pending.set(conversationId, run.run_id);
   // The turn is stored when the run ends, whoever is (still) listening.
   const done = run.result.then((result) => {
     const text = result.status === "success"
@@ -231,6 +245,7 @@ export async function startChatTurn(
     } catch (err) {
       console.error(`workbench: the turn of ${run.run_id} could not be stored:`, err);
     } finally {
+      if (pending.get(conversationId) === run.run_id) pending.delete(conversationId);
       live.close();
     }
   })();

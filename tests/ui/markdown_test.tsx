@@ -168,3 +168,20 @@ Deno.test("scriptJson(): ordinary values are plain JSON", () => {
     assert.equal(scriptJson(v), JSON.stringify(v));
   }
 });
+
+Deno.test("Markdown: any fence opener (```c++, ```js {1,3}, ````) renders code and ends", () => {
+  for (
+    const text of [
+      "```c++\nint x;\n```",
+      "```c#\nvar x;\n```\nafter",
+      "```js {1,3}\nlet a;\n```",
+      "````\nfour\n````",
+      "```\nnever closed",
+      "text\n```ts\ncode\n```",
+    ]
+  ) {
+    const html = renderToString(<Markdown text={text} />);
+    assert.match(html, /<pre class="md-code"><code>/, text);
+    assert.doesNotMatch(html, /<p><\/p>/, text);
+  }
+});

@@ -109,6 +109,7 @@ function answers(conversations: Conversation[]): Map<string, unknown> {
         created_at: T,
       }],
       artifacts: [],
+      pending_run_id: null,
     };
     out.set(paths.conversation(c.id), view);
   }

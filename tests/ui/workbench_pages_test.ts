@@ -172,13 +172,33 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
     // The tool call shows, done, while the reply is still being written.
     await live.locator('details[data-tool="list_harnesses"] [aria-label="succeeded"]').waitFor();
     assert.equal(await live.getAttribute("aria-busy"), "true");
-    const stop = page.getByRole("button", { name: "Stop" });
     await tb.screenshot("ui", "14-chat-live");
-    await stop.click();
-    await live.waitFor({ state: "detached" });
+    // A refresh mid-turn: the page knows the copilot is still at it, and can stop it.
+    await page.reload();
+    await page.waitForSelector("html[data-hydrated]");
+    await page.locator('[data-testid="pending-turn"]').waitFor();
+    assert.equal(await page.locator(".msg-live").count(), 0);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator('[data-testid="pending-turn"]').waitFor({ state: "detached" });
     const reply = page.locator(".msg-assistant").last();
     assert.match(await reply.innerText(), /could not finish \(error: The run was stopped\)/);
     assert.doesNotMatch(await reply.innerText(), /too late/);
+  });
+
+  await t.step("a refused message shows its error and the next one goes through", async () => {
+    const before = await page.locator(".msg-assistant[data-message-id]").count();
+    await page.locator("#composer").fill("x".repeat(100_001));
+    await page.locator("#composer").press("Enter");
+    const error = page.locator(".msg-live .error-line");
+    await error.waitFor();
+    assert.match(await error.innerText(), /at most 100,000 characters/);
+    tb.takeErrors(/HTTP 400 POST .*\/messages$|status of 400/);
+    await page.locator("#composer").fill("SLOWLY again");
+    await page.locator("#composer").press("Enter");
+    await page.locator('.msg-live [data-tool="list_harnesses"]').waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator(".msg-assistant[data-message-id]").nth(before).waitFor();
+    await page.locator(".msg-live").waitFor({ state: "detached" });
   });
 
   let runId = "";
@@ -348,8 +368,8 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
   await t.step("refresh: the conversation, its artifacts and the selection are there", async () => {
     await openPage(page, wb.url);
     await page.waitForURL(/\/h\/refunds/);
-    assert.equal(await page.locator(".msg-user").count(), 5);
-    assert.equal(await page.locator(".msg-assistant").count(), 5);
+    assert.equal(await page.locator(".msg-user").count(), 6);
+    assert.equal(await page.locator(".msg-assistant").count(), 6);
     assert.match(await page.locator(".chat-title").innerText(), /CREATE a harness/);
     assert.equal(await page.locator(".artifact").count(), 3);
     assert.equal(
@@ -358,7 +378,7 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
     );
     await page.reload();
     await page.waitForSelector("html[data-hydrated]");
-    assert.equal(await page.locator(".msg-assistant").count(), 5);
+    assert.equal(await page.locator(".msg-assistant").count(), 6);
   });
 
   await t.step("nothing failed in the page and nothing left 127.0.0.1", () => {

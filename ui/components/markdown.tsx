@@ -24,11 +24,12 @@ function blocks(text: string): JSX.Element[] {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
-    const fence = /^```\s*([\w-]*)\s*$/.exec(line);
+    // Any line opening with ``` starts a fence (```ts, ```c++, ```js {1,3}, ````).
+    const fence = /^```/.exec(line);
     if (fence) {
       const body: string[] = [];
       i++;
-      while (i < lines.length && !/^```\s*$/.test(lines[i]!)) body.push(lines[i++]!);
+      while (i < lines.length && !/^```+\s*$/.test(lines[i]!)) body.push(lines[i++]!);
       i++;
       out.push(<pre key={out.length} class="md-code"><code>{body.join("\n")}</code></pre>);
       continue;
@@ -55,7 +56,8 @@ function blocks(text: string): JSX.Element[] {
       i++;
       continue;
     }
-    const para: string[] = [];
+    // A paragraph runs to a blank line, a fence or a list; it always takes its first line.
+    const para: string[] = [lines[i++]!];
     while (
       i < lines.length && lines[i]!.trim() && !/^```/.test(lines[i]!) &&
       !/^\s*([-*]|\d+[.)])\s+/.test(lines[i]!)

@@ -39,6 +39,8 @@ interface LiveTool {
 
 /** A turn in flight. */
 interface LiveTurn {
+  /** The conversation it belongs to (null until the first message creates one). */
+  conversationId: string | null;
   text: string;
   runId: string | null;
   /** Reply text by model turn. */
@@ -68,13 +70,16 @@ export function Chat() {
 
   const messages = conv.data?.messages ?? [];
   const artifacts = conv.data?.artifacts ?? [];
-  const waitingForReply = !live && messages.at(-1)?.role === "user" &&
-    Date.now() - Date.parse(messages.at(-1)!.created_at) < 10 * 60_000;
+  // A turn of this page shows in its own conversation only.
+  const inFlight = !!live && !live.error;
+  const shownLive = live && live.conversationId === route.conversation ? live : null;
+  // A turn the server is still working on (sent before a refresh, or from another tab).
+  const pendingRun = shownLive ? null : conv.data?.pending_run_id ?? null;
 
   // Keep the stored selection in step with the workspace's.
   useEffect(() => {
     const c = conv.data?.conversation;
-    if (!c || route.page !== "workbench" || live) return;
+    if (!c || route.page !== "workbench" || (inFlight && live?.conversationId === c.id)) return;
     if (c.selected_harness_id === route.harness && c.selected_run_id === route.run) return;
     const patch = { selected_harness_id: route.harness, selected_run_id: route.run };
     callApi<Conversation>(store.fetcher, paths.conversation(c.id), jsonBody("PATCH", patch))
@@ -85,17 +90,17 @@ export function Chat() {
         }
       })
       .catch(() => {/* an unknown harness id: the workspace says so */});
-  }, [conv.data?.conversation.id, route.harness, route.run, live]);
+  }, [conv.data?.conversation.id, route.harness, route.run, inFlight]);
 
-  // A reply still being written when the page was opened: look again until it is there.
+  // A reply the server is still writing: look again until it is stored.
   useEffect(() => {
-    if (!waitingForReply || !route.conversation) return;
+    if (!pendingRun || !route.conversation) return;
     const t = setInterval(
       () => void store.cache.load(paths.conversation(route.conversation!), true),
       1500,
     );
     return () => clearInterval(t);
-  }, [waitingForReply, route.conversation]);
+  }, [pendingRun, route.conversation]);
 
   // Follow the conversation as it grows, unless the reader scrolled up.
   useLayoutEffect(() => {
@@ -106,10 +111,18 @@ export function Chat() {
   useShortcuts({ "/": () => document.getElementById("composer")?.focus() });
 
   const send = async (text: string) => {
-    if (!text.trim() || live) return;
+    // One turn at a time from this page; a failed turn does not block the next.
+    if (!text.trim() || inFlight || pendingRun) return;
     setDraft("");
     stick.current = true;
-    const turn: LiveTurn = { text, runId: null, drafts: {}, tools: [], error: null };
+    const turn: LiveTurn = {
+      conversationId: route.conversation,
+      text,
+      runId: null,
+      drafts: {},
+      tools: [],
+      error: null,
+    };
     setLive({ ...turn });
     try {
       await runTurn(
@@ -127,9 +140,10 @@ export function Chat() {
   };
 
   const stop = async () => {
-    if (!live?.runId) return;
+    const runId = shownLive?.runId ?? pendingRun;
+    if (!runId) return;
     try {
-      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(live.runId)}/stop`, {
+      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(runId)}/stop`, {
         method: "POST",
       });
     } catch (err) {
@@ -218,7 +232,7 @@ export function Chat() {
           stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {!messages.length && !live
+        {!messages.length && !shownLive
           ? (
             <div class="chat-welcome">
               <p class="empty-title">Ask the copilot to build, run, debug or improve a harness.</p>
@@ -242,15 +256,19 @@ export function Chat() {
             route={route}
           />
         ))}
-        {waitingForReply
-          ? <p class="muted working">The copilot is still working on this…</p>
+        {pendingRun
+          ? (
+            <p class="muted working" data-testid="pending-turn">
+              <span class="spinner small" /> The copilot is still working on this…
+            </p>
+          )
           : null}
-        {live
+        {shownLive
           ? (
             <LiveView
-              turn={live}
+              turn={shownLive}
               showUser={!messages.some((m) =>
-                m.content === live.text && m.role === "user" && m === messages.at(-1)
+                m.content === shownLive.text && m.role === "user" && m === messages.at(-1)
               )}
             />
           )
@@ -269,7 +287,7 @@ export function Chat() {
           name="message"
           rows={3}
           value={draft}
-          placeholder={live
+          placeholder={inFlight || pendingRun
             ? "The copilot is working…"
             : "Message the copilot (Enter sends, Shift+Enter for a new line)"}
           aria-label="Message to the copilot"
@@ -281,20 +299,25 @@ export function Chat() {
             }
           }}
         />
-        {live && !live.error
+        {(shownLive && !shownLive.error) || pendingRun
           ? (
             <button
               type="button"
               class="danger"
               onClick={stop}
-              disabled={!live.runId}
+              disabled={!(shownLive?.runId ?? pendingRun)}
               title="Stop the copilot's run"
             >
               <Icon name="stop" /> Stop
             </button>
           )
           : (
-            <button type="submit" class="primary" disabled={!draft.trim()} title="Send (Enter)">
+            <button
+              type="submit"
+              class="primary"
+              disabled={!draft.trim() || inFlight}
+              title={inFlight ? "The copilot is working in another conversation" : "Send (Enter)"}
+            >
               <Icon name="send" /> Send
             </button>
           )}
@@ -326,11 +349,13 @@ async function runTurn(
       jsonBody("POST", route.harness ? { harness_id: route.harness } : {}),
     );
     conversationId = c.id;
+    turn.conversationId = c.id;
     store.cache.entry<ConversationView>(paths.conversation(c.id)).value = {
-      data: { conversation: c, messages: [], artifacts: [] },
+      data: { conversation: c, messages: [], artifacts: [], pending_run_id: null },
       loading: false,
     };
     store.navigate({ ...store.route.value, conversation: c.id }, { replace: true });
+    update(turn);
   }
   const res = await store.fetcher(
     `/api/conversations/${encodeURIComponent(conversationId)}/messages`,
@@ -383,7 +408,11 @@ async function runTurn(
   await store.cache.load(paths.conversation(conversationId), true);
   store.cache.refresh(paths.catalog(), paths.conversations(), "/api/harnesses/", "/api/runs/");
   const now = store.route.value;
-  if (selection && (selection.harness_id !== now.harness || selection.run_id !== now.run)) {
+  // The turn's selection moves the workspace only while its conversation is the one shown.
+  if (
+    selection && now.conversation === conversationId &&
+    (selection.harness_id !== now.harness || selection.run_id !== now.run)
+  ) {
     store.navigate(
       withRoute({ ...now, page: "workbench" }, {
         harness: selection.harness_id,

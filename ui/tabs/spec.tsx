@@ -99,7 +99,10 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
                           class="link-button"
                           onClick={() => {
                             setPath(p);
-                            setValue(typeof v === "string" ? v : JSON.stringify(v));
+                            // Text that would read as JSON (`"12"`, `"true"`) is quoted.
+                            setValue(
+                              typeof v === "string" && parseValue(v) === v ? v : JSON.stringify(v),
+                            );
                             document.getElementById("field-value")?.focus();
                           }}
                         >

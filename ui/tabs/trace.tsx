@@ -170,12 +170,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         : shown.findLast((e) => e.seq < seq) ?? shown[0],
     );
   };
-  useShortcuts({
-    j: () => move(1),
-    k: () => move(-1),
-    ArrowDown: () => move(1),
-    ArrowUp: () => move(-1),
-  });
+  useShortcuts({ j: () => move(1), k: () => move(-1) });
 
   const toggle = (type: string) => {
     const next = new Set(types ?? []);
@@ -285,6 +280,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           start={start}
           brokenAt={trace.integrity.broken_at}
           onSelect={select}
+          onMove={move}
         />
         <div class="event-detail" aria-live="polite">
           {selected
@@ -352,6 +348,8 @@ function EventList(
     /** The first event that does not verify: it and the ones after are marked. */
     brokenAt: number | null;
     onSelect: (e: JournalEvent) => void;
+    /** Arrow keys while the list has the focus. */
+    onMove: (step: number) => void;
   },
 ) {
   const ref = useRef<HTMLDivElement>(null);
@@ -376,7 +374,7 @@ function EventList(
     else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) {
       el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
     }
-  }, [props.selected]);
+  }, [props.selected, props.events.length]);
 
   const first = Math.max(0, Math.floor(view.top / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(
@@ -391,6 +389,11 @@ function EventList(
       role="listbox"
       aria-label="Events"
       tabIndex={0}
+      onKeyDown={(e) => {
+        if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+        e.preventDefault();
+        props.onMove(e.key === "ArrowDown" ? 1 : -1);
+      }}
       onScroll={(e) =>
         setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
     >
