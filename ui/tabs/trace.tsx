@@ -230,7 +230,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
             <span>started</span> <Time iso={run.started_at} />
           </span>
           <span class="kv">
-            <span>events</span> {trace.event_count}
+            <span>events</span> {Math.max(trace.event_count, events.length)}
           </span>
           <span class="kv">
             <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
@@ -309,6 +309,18 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
 
 function Integrity(props: { trace: TraceView }) {
   const i = props.trace.integrity;
+  if (i.ok && props.trace.live) {
+    return (
+      <div class="integrity integrity-live" role="status" data-integrity="live">
+        <Icon name="shield" size={18} />
+        <div>
+          <strong>Still being written</strong> — the {i.checked}{" "}
+          events written when the page opened verify; the whole chain is checked again when the run
+          ends.
+        </div>
+      </div>
+    );
+  }
   if (i.ok) {
     return (
       <div class="integrity integrity-ok" role="status" data-integrity="ok">

@@ -1,0 +1,71 @@
+/**
+ * The Trace tab of a run that is still going, in Chromium: events arrive as they are written, and
+ * "Stop run" ends it; the page then shows the finished, verified journal.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readSse } from "../../ui/api.ts";
+import { launchBrowser, openPage } from "../helpers/browser.ts";
+import { scripted, writeHarness } from "../helpers/harness.ts";
+import { tempDir } from "../helpers/temp.ts";
+import { startWorkbenchProcess } from "../helpers/workbench.ts";
+
+Deno.test("trace of a live run: events arrive as written and Stop run ends it", async () => {
+  await using home = await tempDir("fw-ui-live-home-");
+  await using cwd = await tempDir("fw-ui-live-cwd-");
+  await writeHarness(join(cwd.path, "harnesses"), "slow", {
+    name: "Slow",
+    instructions: "List the files, slowly.",
+    // The first answer comes after 1.5 s (a tool call), the second never in time.
+    model: scripted([
+      { tool_calls: [{ name: "list_files", arguments: {} }], delay_ms: 1500 },
+      { text: "done", delay_ms: 30_000 },
+    ]),
+    tools: [{ builtin: "list_files" }],
+    limits: { timeout_s: 60 },
+  });
+  await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
+  await using tb = await launchBrowser();
+  const { page } = tb;
+
+  const res = await fetch(`${wb.url}/api/harnesses/slow/runs?stream=true`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: "go" }),
+  });
+  const frames = readSse(res);
+  const first = await frames.next();
+  assert.equal(first.value?.event, "run_accepted");
+  const runId = (first.value!.data as { run_id: string }).run_id;
+  // The rest of the stream is read to its end in the background.
+  const drained = (async () => {
+    const events: string[] = [];
+    for await (const f of frames) events.push(f.event);
+    return events;
+  })();
+
+  await openPage(page, `${wb.url}/h/slow/trace?run=${runId}`);
+  await page.locator('.trace-run [data-status="running"]').waitFor();
+  assert.match(await page.locator('[data-integrity="live"]').innerText(), /Still being written/);
+  assert.equal(await page.getByRole("button", { name: "Stop run" }).count(), 1);
+  // Written after the page was served: the tool call and its result, then the second model call.
+  await page.locator(".event-row .type-tool_result").waitFor();
+  await page.waitForFunction(() =>
+    document.querySelectorAll(".event-row .type-model_call").length === 2
+  );
+  await tb.screenshot("ui", "trace-live");
+
+  await page.getByRole("button", { name: "Stop run" }).click();
+  await page.locator('.trace-run [data-status="error"]').waitFor();
+  await page.locator('[data-integrity="ok"]').waitFor();
+  await page.getByRole("link", { name: "Export journal" }).waitFor();
+  assert.match(await page.locator(".failure").innerText(), /error:stopped/);
+  const types = await page.locator(".event-list .ev-type").allInnerTexts();
+  assert.equal(types.at(-1), "run_finished");
+  assert.deepEqual((await drained).slice(-1), ["run_result"]);
+  assert.deepEqual(tb.errors, []);
+  assert.deepEqual(tb.foreign, []);
+});
