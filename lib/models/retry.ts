@@ -12,6 +12,7 @@ import {
   type ModelResponse,
   ProviderError,
 } from "./types.ts";
+import { sleep } from "../sleep.ts";
 
 /** Retry policy. */
 export interface RetryPolicy {
@@ -30,21 +31,6 @@ export interface RetryNotice {
   status: number | null;
   code: string;
   message: string;
-}
-
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**
@@ -89,7 +75,7 @@ export function withRetries(
             code: err.code,
             message: err.message,
           });
-          await wait(delay, request.signal);
+          await sleep(delay, request.signal);
         }
       }
     },

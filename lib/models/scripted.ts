@@ -14,21 +14,7 @@ import {
   type ModelResponse,
   ProviderError,
 } from "./types.ts";
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
+import { sleep } from "../sleep.ts";
 
 /**
  * Chooses the reply list for an input: the first scenario whose pattern matches, else `replies`.
