@@ -14,7 +14,8 @@
 
 import { type Context, Hono } from "hono";
 import { addItem } from "../lib/construct/add_item.ts";
-import { removeItem, type RemoveTarget } from "../lib/construct/remove_item.ts";
+import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
+import { removeItem } from "../lib/construct/remove_item.ts";
 import { setField } from "../lib/construct/set_field.ts";
 import { badInput, FrameworkError, methodNotAllowed } from "../lib/errors.ts";
 import { getHarness } from "../lib/hive/harnesses.ts";
@@ -244,14 +245,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   app.post("/set", async (c) => {
     const who = await ctx.authorize(c, "mutate");
-    const body = await readJsonObject(c.req.raw, maxBodyBytes);
-    if (typeof body.path !== "string") {
-      throw badInput('Missing "path": send {"path": "limits.max_turns", "value": 12}');
-    }
-    if (!("value" in body)) {
-      throw badInput('Missing "value": send {"path": "limits.max_turns", "value": 12}');
-    }
-    const r = await setField(dir, body.path, body.value, actor(who));
+    const { path, value } = setRequest(await readJsonObject(c.req.raw, maxBodyBytes));
+    const r = await setField(dir, path, value, actor(who));
     return okResponse({ path: r.path, old: r.old, new: r.new, spec_version: r.spec_version });
   });
 
@@ -265,14 +260,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   app.post("/remove", async (c) => {
     const who = await ctx.authorize(c, "mutate");
-    const body = await readJsonObject(c.req.raw, maxBodyBytes);
-    let target: RemoveTarget;
-    if (typeof body.path === "string") target = { path: body.path };
-    else if (typeof body.kind === "string" && typeof body.name === "string") {
-      target = { kind: body.kind, name: body.name };
-    } else {throw badInput(
-        'Send {"path": "skills.refunds"} or {"kind": "skill", "name": "refunds"}',
-      );}
+    const target = removeRequest(await readJsonObject(c.req.raw, maxBodyBytes));
     const r = await removeItem(dir, target, actor(who));
     return okResponse({ removed: r.removed, spec_version: r.spec_version });
   });

@@ -14,12 +14,13 @@
 
 import { Hono } from "hono";
 import { addItem } from "../lib/construct/add_item.ts";
-import { removeItem, type RemoveTarget } from "../lib/construct/remove_item.ts";
+import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
+import { removeItem } from "../lib/construct/remove_item.ts";
 import { setField } from "../lib/construct/set_field.ts";
 import { badInput, FrameworkError } from "../lib/errors.ts";
 import { applyProposal, rejectProposal } from "../lib/evolve/decide.ts";
 import { proposeImprovement } from "../lib/evolve/propose.ts";
-import { getProposal, listProposals, PROPOSAL_STATUSES } from "../lib/evolve/proposals_store.ts";
+import { getProposal, listProposals } from "../lib/evolve/proposals_store.ts";
 import { openHive } from "../lib/hive/open.ts";
 import { listRuns } from "../lib/hive/runs.ts";
 import { listSpecVersions } from "../lib/hive/spec_versions.ts";
@@ -30,13 +31,12 @@ import { errorResponse, okResponse } from "../lib/http/response.ts";
 import { type SseFrame, sseResponse } from "../lib/http/sse.ts";
 import { foldContext } from "../lib/journal/fold.ts";
 import { findRun, getTrace, readJournalBytes } from "../lib/journal/trace.ts";
-import { queryInt } from "../lib/http/query.ts";
+import { wholeNumber } from "../lib/whole_number.ts";
 import { stopLiveRun } from "../lib/runner/stop_run.ts";
 import { activeRun } from "../lib/runner/active_runs.ts";
 import { runFrames } from "../lib/runner/frames.ts";
 import { runEventFrames } from "../lib/runner/run_events.ts";
 import { startRun } from "../lib/runner/start_run.ts";
-import { isRunStatus } from "../lib/runner/types.ts";
 import { builtinCatalog } from "../lib/spec/builtins.ts";
 import { frozenRoots } from "../lib/spec/frozen.ts";
 import { checkHarnessCached } from "../lib/spec/spec_cache.ts";
@@ -255,11 +255,8 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     async (c) => okResponse(await validateHarness(harnessDirOf(hive, c.req.param("id")))),
   );
   app.post("/api/harnesses/:id/set", async (c) => {
-    const b = await body(c);
-    if (typeof b.path !== "string" || !("value" in b)) {
-      throw badInput('Send {"path": "limits.max_turns", "value": 12}');
-    }
-    const r = await setField(harnessDirOf(hive, c.req.param("id")), b.path, b.value, EDIT);
+    const { path, value } = setRequest(await body(c));
+    const r = await setField(harnessDirOf(hive, c.req.param("id")), path, value, EDIT);
     return okResponse({
       path: r.path,
       old: r.old,
@@ -278,14 +275,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     return okResponse({ kind: r.kind, name: r.name, spec_version: r.spec_version });
   });
   app.post("/api/harnesses/:id/remove", async (c) => {
-    const b = await body(c);
-    let target: RemoveTarget;
-    if (typeof b.path === "string") target = { path: b.path };
-    else if (typeof b.kind === "string" && typeof b.name === "string") {
-      target = { kind: b.kind, name: b.name };
-    } else {throw badInput(
-        'Send {"path": "skills.refunds"} or {"kind": "skill", "name": "refunds"}',
-      );}
+    const target = removeRequest(await body(c));
     const r = await removeItem(harnessDirOf(hive, c.req.param("id")), target, EDIT);
     return okResponse({ removed: r.removed, spec_version: r.spec_version });
   });
@@ -301,7 +291,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       versions: listSpecVersions(
         hive,
         id,
-        queryInt(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }),
+        wholeNumber(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }),
       ),
     });
   });
@@ -311,10 +301,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     const id = c.req.param("id");
     harnessDirOf(hive, id);
     const status = c.req.query("status");
-    if (status && !isRunStatus(status) && status !== "running") {
-      throw badInput(`Unknown status ${JSON.stringify(status)}`);
-    }
-    const limit = queryInt(c.req.query("limit"), {
+    const limit = wholeNumber(c.req.query("limit"), {
       name: "limit",
       min: 1,
       max: 1000,
@@ -359,7 +346,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   };
   app.get("/api/runs/:id", async (c) => {
     const row = targetRun(c.req.param("id"));
-    const limit = queryInt(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
+    const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
     const { run, events, ...rest } = await getTrace(hive, row.harness_id, row.run_id);
     return okResponse({
       ...rest,
@@ -375,7 +362,11 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   });
   app.get("/api/runs/:id/context", async (c) => {
     const row = targetRun(c.req.param("id"));
-    const seq = queryInt(c.req.query("seq"), { name: "seq (a model call's)", min: 1, fallback: 0 });
+    const seq = wholeNumber(c.req.query("seq"), {
+      name: "seq (a model call's)",
+      min: 1,
+      fallback: 0,
+    });
     if (!seq) throw badInput("Send ?seq= with the seq of a model call");
     const trace = await getTrace(hive, row.harness_id, row.run_id);
     return okResponse(foldContext(trace.events, seq));
@@ -418,11 +409,8 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   app.get("/api/harnesses/:id/proposals", (c) => {
     const id = c.req.param("id");
     harnessDirOf(hive, id);
-    const status = c.req.query("status");
-    if (status && !(PROPOSAL_STATUSES as readonly string[]).includes(status)) {
-      throw badInput(`Unknown status ${JSON.stringify(status)}`);
-    }
-    return okResponse({ proposals: listProposals(hive, id, status) });
+    // An empty ?status= is every status.
+    return okResponse({ proposals: listProposals(hive, id, c.req.query("status") || undefined) });
   });
   app.post("/api/harnesses/:id/proposals", async (c) => {
     const b = await body(c, true);

@@ -6,7 +6,6 @@
  */
 
 import type { Command } from "commander";
-import { badInput } from "../../lib/errors.ts";
 import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import {
@@ -101,15 +100,6 @@ export function registerEvolveCommands(program: Command): void {
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions & { status?: string }) =>
       runVerb(o, async () => {
-        if (
-          o.status !== undefined && !(PROPOSAL_STATUSES as readonly string[]).includes(o.status)
-        ) {
-          throw badInput(
-            `Unknown status ${JSON.stringify(o.status)}: expected one of ${
-              PROPOSAL_STATUSES.join(", ")
-            }`,
-          );
-        }
         const { id } = await harnessIdOf(dir);
         const list = listProposals(openHive(), id, o.status);
         const text = list.length

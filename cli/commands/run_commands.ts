@@ -15,9 +15,10 @@ import { harnessStats } from "../../lib/hive/stats.ts";
 import { findRun, getTrace, readJournalBytes } from "../../lib/journal/trace.ts";
 import { runFrames } from "../../lib/runner/frames.ts";
 import { startRun } from "../../lib/runner/start_run.ts";
-import { isRunStatus, RUN_STATUSES, type RunResult } from "../../lib/runner/types.ts";
+import { RUN_STATUSES, type RunResult } from "../../lib/runner/types.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { wholeNumber } from "../../lib/whole_number.ts";
 import { ensureTrusted } from "../../lib/trust/gate.ts";
 import { type GlobalOptions, reportError, runVerb, writeErr, writeOut } from "../output.ts";
 
@@ -31,15 +32,6 @@ function summary(r: RunResult): string {
   ];
   const why = r.error ? `\n${r.error.reason}: ${r.error.message}` : "";
   return parts.join(" · ") + why;
-}
-
-function parseLimit(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw badInput(`--limit must be a whole number from 1 to 1000, got ${JSON.stringify(raw)}`);
-  }
-  return n;
 }
 
 /**
@@ -124,15 +116,14 @@ export function registerRunCommands(program: Command): void {
       o: GlobalOptions & { status?: string; limit?: string; before?: string },
     ) =>
       runVerb(o, async () => {
-        if (o.status !== undefined && !isRunStatus(o.status) && o.status !== "running") {
-          throw badInput(
-            `Unknown status ${JSON.stringify(o.status)}: expected one of ${
-              RUN_STATUSES.join(", ")
-            }, running`,
-          );
-        }
         const { id } = await harnessIdOf(dir);
-        const limit = parseLimit(o.limit);
+        const limit = wholeNumber(o.limit, {
+          name: "--limit",
+          min: 1,
+          max: 1000,
+          fallback: undefined,
+          emptyIsAbsent: false,
+        });
         const runs = listRuns(openHive(), id, {
           ...(o.status ? { status: o.status } : {}),
           ...(limit ? { limit } : {}),

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { notFound } from "../errors.ts";
+import { badInput, notFound } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
 
 /** Statuses of a proposal. */
@@ -143,6 +143,11 @@ export function listProposals(
   status?: string,
   limit = 100,
 ): Proposal[] {
+  if (status !== undefined && !(PROPOSAL_STATUSES as readonly string[]).includes(status)) {
+    throw badInput(
+      `Unknown status ${JSON.stringify(status)}: expected one of ${PROPOSAL_STATUSES.join(", ")}`,
+    );
+  }
   const rows = (status
     ? db.prepare(
       "SELECT record FROM proposals WHERE harness_id = ? AND status = ? ORDER BY id DESC LIMIT ?",

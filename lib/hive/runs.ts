@@ -6,7 +6,8 @@
  */
 
 import { ownProcess } from "../runner/process_identity.ts";
-import type { RunResult, RunStatus } from "../runner/types.ts";
+import { badInput } from "../errors.ts";
+import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../runner/types.ts";
 import type { Hive } from "./open.ts";
 
 /** One row of the `runs` table. */
@@ -164,6 +165,14 @@ export interface RunFilter {
  * @returns The rows.
  */
 export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): RunRow[] {
+  const status = filter.status;
+  if (status !== undefined && !isRunStatus(status) && status !== "running") {
+    throw badInput(
+      `Unknown status ${JSON.stringify(status)}: expected one of ${
+        RUN_STATUSES.join(", ")
+      }, running`,
+    );
+  }
   const where = ["harness_id = ?"];
   const args: (string | number)[] = [harnessId];
   if (filter.status) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
 import { getRun, listRuns } from "../../lib/hive/runs.ts";
+import { listProposals } from "../../lib/evolve/proposals_store.ts";
 import { verifyJournal } from "../../lib/journal/verify.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
@@ -70,4 +71,20 @@ Deno.test("two processes running 50 runs each against one hive: all 100 rows, no
   const runs = listRuns(openHive(), "busy", { limit: 1000 });
   assert.equal(runs.length, 100);
   assert.ok(runs.every((r) => r.status === "success" && r.events === 8));
+});
+
+Deno.test("listRuns() and listProposals() refuse an unknown status filter, naming the known ones", async () => {
+  await using _home = await tempHome();
+  const hive = openHive();
+  assert.throws(
+    () => listRuns(hive, "h", { status: "done" }),
+    /Unknown status "done": expected one of success, .*running/,
+  );
+  assert.throws(() => listRuns(hive, "h", { status: "" }), /Unknown status ""/);
+  assert.deepEqual(listRuns(hive, "h", { status: "running" }), []);
+  assert.throws(
+    () => listProposals(hive, "h", "open"),
+    /Unknown status "open": expected one of queued/,
+  );
+  assert.deepEqual(listProposals(hive, "h", "queued"), []);
 });
