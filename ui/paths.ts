@@ -34,6 +34,9 @@ export const paths = {
   runs: (id: string, status?: string, before?: string, limit = RUNS_PAGE) =>
     withQuery(`/api/harnesses/${e(id)}/runs`, { status, before, limit }),
   trace: (runId: string, limit?: number) => withQuery(`/api/runs/${e(runId)}`, { limit }),
+  stopRun: (runId: string) => `/api/runs/${e(runId)}/stop`,
+  trust: (id: string) => `/api/harnesses/${e(id)}/trust`,
+  memory: (id: string) => `/api/memories/${e(id)}`,
   context: (runId: string, seq: number) => withQuery(`/api/runs/${e(runId)}/context`, { seq }),
   proposals: (id: string, status?: string) =>
     withQuery(`/api/harnesses/${e(id)}/proposals`, { status }),

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { useAction } from "../action.ts";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody, readSse } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
@@ -139,17 +140,10 @@ export function Chat() {
     }
   };
 
-  const stop = async () => {
+  const [stop, stopping] = useAction(async () => {
     const runId = shownLive?.runId ?? pendingRun;
-    if (!runId) return;
-    try {
-      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(runId)}/stop`, {
-        method: "POST",
-      });
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    }
-  };
+    if (runId) await callApi(store.fetcher, paths.stopRun(runId), { method: "POST" });
+  });
 
   const flat = flatten(catalog.data?.harnesses ?? []);
   const title = conv.data?.conversation.title ?? (route.conversation ? "…" : "New conversation");
@@ -304,8 +298,8 @@ export function Chat() {
             <button
               type="button"
               class="danger"
-              onClick={stop}
-              disabled={!(shownLive?.runId ?? pendingRun)}
+              onClick={() => void stop()}
+              disabled={stopping || !(shownLive?.runId ?? pendingRun)}
               title="Stop the copilot's run"
             >
               <Icon name="stop" /> Stop

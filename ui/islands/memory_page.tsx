@@ -6,6 +6,7 @@
  * @module
  */
 
+import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { callApi } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
@@ -124,22 +125,12 @@ function MemoryDetail(props: { memory: Memory }) {
   const store = useStore();
   const m = props.memory;
   const [confirm, setConfirm] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await callApi(store.fetcher, `/api/memories/${encodeURIComponent(m.id)}`, {
-        method: "DELETE",
-      });
-      store.cache.refresh("/api/memories");
-      store.navigate(withRoute(store.route.value, { query: { m: "" } }), { replace: true });
-      store.notify("Memory deleted. The copilot no longer recalls it.");
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [remove, busy] = useAction(async () => {
+    await callApi(store.fetcher, paths.memory(m.id), { method: "DELETE" });
+    store.cache.refresh("/api/memories");
+    store.navigate(withRoute(store.route.value, { query: { m: "" } }), { replace: true });
+    store.notify("Memory deleted. The copilot no longer recalls it.");
+  });
   return (
     <article class="memory-detail" data-memory-id={m.id}>
       <p class="memory-content">{m.content}</p>

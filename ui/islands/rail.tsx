@@ -5,6 +5,7 @@
  * @module
  */
 
+import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
@@ -29,20 +30,16 @@ export function Rail() {
   const harnesses = catalog.data?.harnesses ?? [];
   const conversations = convs.data?.conversations ?? [];
 
-  const newChat = async () => {
-    try {
-      const c = await callApi<Conversation>(
-        store.fetcher,
-        "/api/conversations",
-        jsonBody("POST", route.harness ? { harness_id: route.harness } : {}),
-      );
-      store.cache.refresh(paths.conversations());
-      store.navigate({ ...route, conversation: c.id, page: "workbench" });
-      document.getElementById("composer")?.focus();
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    }
-  };
+  const [newChat] = useAction(async () => {
+    const c = await callApi<Conversation>(
+      store.fetcher,
+      paths.conversations(),
+      jsonBody("POST", route.harness ? { harness_id: route.harness } : {}),
+    );
+    store.cache.refresh(paths.conversations());
+    store.navigate({ ...route, conversation: c.id, page: "workbench" });
+    document.getElementById("composer")?.focus();
+  });
 
   return (
     <nav class="rail" aria-label="Workbench">

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { PROPOSAL_STATUSES } from "../../lib/evolve/proposals_store.ts";
+import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
@@ -20,7 +22,7 @@ import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import type { HarnessDetail, Proposal } from "../types.ts";
 
-const FILTERS = ["", "queued", "partially_applied", "applied", "rejected"];
+const FILTERS = ["", ...PROPOSAL_STATUSES];
 
 /**
  * The Improve tab.
@@ -98,24 +100,16 @@ export function Improve(props: { harness: HarnessDetail }) {
 
 function DraftButton(props: { harness: HarnessDetail }) {
   const store = useStore();
-  const [busy, setBusy] = useState(false);
-  const draft = async () => {
-    setBusy(true);
-    try {
-      const p = await callApi<Proposal>(
-        store.fetcher,
-        paths.proposals(props.harness.id),
-        jsonBody("POST", {}),
-      );
-      store.cache.refresh(paths.proposals(props.harness.id));
-      store.navigate(withRoute(store.route.value, { query: { status: "", p: p.id } }));
-      store.notify("A proposal was drafted and queued. Nothing is applied until you decide.");
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [draft, busy] = useAction(async () => {
+    const p = await callApi<Proposal>(
+      store.fetcher,
+      paths.proposals(props.harness.id),
+      jsonBody("POST", {}),
+    );
+    store.cache.refresh(paths.proposals(props.harness.id));
+    store.navigate(withRoute(store.route.value, { query: { status: "", p: p.id } }));
+    store.notify("A proposal was drafted and queued. Nothing is applied until you decide.");
+  });
   return (
     <button
       type="button"

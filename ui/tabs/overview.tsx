@@ -5,7 +5,8 @@
  * @module
  */
 
-import { useState } from "preact/hooks";
+import { RUN_STATUSES } from "../../lib/runner/types.ts";
+import { useAction } from "../action.ts";
 import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
@@ -16,8 +17,6 @@ import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useStore } from "../store.ts";
 import type { HarnessDetail } from "../types.ts";
-
-const STATUSES = ["success", "verify_failed", "guardrail_halt", "max_turns", "error"] as const;
 
 /**
  * The Overview tab.
@@ -89,14 +88,14 @@ export function Overview(props: { harness: HarnessDetail }) {
             <div
               class="bar"
               role="img"
-              aria-label={STATUSES.map((k) => `${k} ${s.by_status[k]}`).join(", ")}
+              aria-label={RUN_STATUSES.map((k) => `${k} ${s.by_status[k]}`).join(", ")}
             >
-              {STATUSES.filter((k) => s.by_status[k]).map((k) => (
+              {RUN_STATUSES.filter((k) => s.by_status[k]).map((k) => (
                 <span key={k} class={`bar-seg seg-${k}`} style={{ flexGrow: s.by_status[k] }} />
               ))}
             </div>
             <ul class="legend">
-              {STATUSES.map((k) => (
+              {RUN_STATUSES.map((k) => (
                 <li key={k}>
                   <Link to={withRoute(route, { tab: "runs", query: { status: k } })}>
                     <StatusBadge status={k} /> {s.by_status[k]}
@@ -168,19 +167,11 @@ function Metric(props: { label: string; value: string; note?: string | undefined
 
 function TrustNote(props: { harness: HarnessDetail }) {
   const store = useStore();
-  const [busy, setBusy] = useState(false);
-  const trust = async () => {
-    setBusy(true);
-    try {
-      await callApi(store.fetcher, `${paths.harness(props.harness.id)}/trust`, { method: "POST" });
-      store.cache.refresh(paths.harness(props.harness.id));
-      store.notify(`Trusted ${props.harness.dir}`);
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [trust, busy] = useAction(async () => {
+    await callApi(store.fetcher, paths.trust(props.harness.id), { method: "POST" });
+    store.cache.refresh(paths.harness(props.harness.id));
+    store.notify(`Trusted ${props.harness.dir}`);
+  });
   return (
     <div class="banner banner-info" role="note">
       This folder is not trusted: runs refuse its code tools, guardrails, validators and hooks.

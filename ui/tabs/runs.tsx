@@ -6,6 +6,7 @@
  */
 
 import { useState } from "preact/hooks";
+import { RUN_STATUSES } from "../../lib/runner/types.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";
@@ -18,7 +19,7 @@ import { routeHref, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import type { HarnessDetail, RunRow } from "../types.ts";
 
-const FILTERS = ["", "success", "verify_failed", "guardrail_halt", "max_turns", "error", "running"];
+const FILTERS = ["", ...RUN_STATUSES, "running"];
 
 /**
  * The Runs tab.

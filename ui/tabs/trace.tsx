@@ -7,6 +7,7 @@
  * @module
  */
 
+import { useAction } from "../action.ts";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { callApi, readSse } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
@@ -182,15 +183,9 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     );
   };
 
-  const stop = async () => {
-    try {
-      await callApi(store.fetcher, `/api/runs/${encodeURIComponent(run.run_id)}/stop`, {
-        method: "POST",
-      });
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    }
-  };
+  const [stop, stopping] = useAction(async () => {
+    await callApi(store.fetcher, paths.stopRun(run.run_id), { method: "POST" });
+  });
 
   return (
     <div class="trace" data-testid="trace">
@@ -202,7 +197,12 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         <div class="trace-actions">
           {trace.live
             ? (
-              <button type="button" class="danger" onClick={stop}>
+              <button
+                type="button"
+                class="danger"
+                onClick={() => void stop()}
+                disabled={stopping}
+              >
                 <Icon name="stop" /> Stop run
               </button>
             )
