@@ -11,24 +11,7 @@ import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report, summarize, type Timing } from "./measure.ts";
-
-async function startServer(script: string, arg: string, home: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", new URL(`./servers/${script}`, import.meta.url).pathname, arg],
-    env: { FRAMEWORK_HOME: home },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("\n")) out += new TextDecoder().decode((await reader.read()).value);
-  reader.releaseLock();
-  child.stdout.pipeTo(new WritableStream()).catch(() => {});
-  return {
-    port: Number(out.trim()),
-    stop: async () => (child.kill("SIGKILL"), await child.status),
-  };
-}
+import { startServer } from "./server_process.ts";
 
 async function load(
   url: string,

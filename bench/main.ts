@@ -12,6 +12,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   stats: () => import("./stats_bench.ts"),
   auth: () => import("./auth_bench.ts"),
   control_plane: () => import("./control_plane_bench.ts"),
+  memory: () => import("./memory_bench.ts"),
   workbench_pages: () => import("./workbench_pages_bench.ts"),
 };
 

@@ -69,6 +69,7 @@ import { COPILOT_TOOL_NAMES } from "../lib/workbench/copilot/tools.ts";
 import { openWorkbenchDb } from "../lib/workbench/db.ts";
 import { forgetMemory, getMemory, listMemories } from "../lib/workbench/memories.ts";
 import { initHarness } from "../lib/construct/init_harness.ts";
+import { statement } from "../lib/sqlite/statements.ts";
 
 /** Options of {@link createWorkbenchApi}. */
 export interface WorkbenchApiOptions {
@@ -235,9 +236,10 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
       trusted: !!(await trustedEntryFor(dir)),
       stats: harnessStats(hive, id),
-      evolved:
-        (hive.prepare("SELECT evolved FROM harnesses WHERE id = ?").get(id) as { evolved: number })
-          .evolved,
+      evolved: (statement(hive, "SELECT evolved FROM harnesses WHERE id = ?").get(id) as {
+        evolved: number;
+      })
+        .evolved,
     });
   });
   app.get("/api/harnesses/:id/spec", async (c) => {

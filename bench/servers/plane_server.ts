@@ -1,6 +1,9 @@
 /**
  * The control plane of a harness, served in-process for the benchmark (request log off).
  * Usage: plane_server.ts <harness-dir>
+ *
+ * With `--expose-gc` in the V8 flags, `GET /__bench/memory` collects garbage and answers the
+ * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
  */
 import { authorizedKeysPath } from "../../lib/paths.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
@@ -11,7 +14,14 @@ const plane = await createControlPlane({
   storePath: authorizedKeysPath(dir),
   log: null,
 });
+const gc = (globalThis as { gc?: () => void }).gc;
 Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
-  plane.fetch,
+  (request) => {
+    if (gc && new URL(request.url).pathname === "/__bench/memory") {
+      gc();
+      return Response.json(Deno.memoryUsage());
+    }
+    return plane.fetch(request);
+  },
 );

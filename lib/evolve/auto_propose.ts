@@ -12,6 +12,7 @@ import type { RunResult } from "../runner/types.ts";
 import type { LoadedSpec } from "../spec/load.ts";
 import { proposeImprovement } from "./propose.ts";
 import { lastProposalAt } from "./proposals_store.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** Default failures of one signature before an automatic proposal. */
 export const DEFAULT_AUTO_PROPOSE_AFTER = 3;
@@ -34,7 +35,8 @@ export function maybeAutoPropose(loaded: LoadedSpec, result: RunResult): void {
   const task = (chains.get(harnessId) ?? Promise.resolve()).then(async () => {
     const db = openHive();
     const since = lastProposalAt(db, harnessId) ?? "";
-    const rows = db.prepare(
+    const rows = statement(
+      db,
       `SELECT run_id FROM runs WHERE harness_id = ? AND failure_signature = ? AND ended_at > ?
        ORDER BY run_id DESC LIMIT 20`,
     ).all(harnessId, signature, since) as { run_id: string }[];

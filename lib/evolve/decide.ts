@@ -21,6 +21,7 @@ import { sha256Hex } from "../spec/version.ts";
 import { deleteInText, setInText } from "../spec/yaml_edit.ts";
 import { gateCodeChange, gateYamlChange } from "./gate.ts";
 import { getProposal, type Proposal, saveProposal } from "./proposals_store.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** What to apply. */
 export interface ApplyChoice {
@@ -195,7 +196,7 @@ export async function applyProposal(
   proposal.decided_at = proposal.decided_at ?? now();
   saveProposal(db, proposal);
   if (first) {
-    db.prepare("UPDATE harnesses SET evolved = evolved + 1 WHERE id = ?").run(loaded.spec.id);
+    statement(db, "UPDATE harnesses SET evolved = evolved + 1 WHERE id = ?").run(loaded.spec.id);
   }
   return proposal;
 }

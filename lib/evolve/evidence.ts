@@ -14,6 +14,7 @@ import { makeRedactor } from "../journal/redact.ts";
 import { parseJournal } from "../journal/verify.ts";
 import type { HarnessSpec } from "../spec/schema.ts";
 import type { Proposal } from "./proposals_store.ts";
+import { statement } from "../sqlite/statements.ts";
 
 const MAX_FAILED_RUNS = 50;
 const EXCERPT_RUNS = 3;
@@ -51,7 +52,8 @@ export async function gatherEvidence(
       return row;
     });
   } else {
-    failed = db.prepare(
+    failed = statement(
+      db,
       `SELECT run_id, failure_signature, trace_path FROM runs
        WHERE harness_id = ? AND failure_signature IS NOT NULL ORDER BY run_id DESC LIMIT ?`,
     ).all(spec.id, MAX_FAILED_RUNS) as typeof failed;

@@ -7,6 +7,7 @@
 
 import { badInput, notFound } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** Statuses of a proposal. */
 export const PROPOSAL_STATUSES = ["queued", "applied", "partially_applied", "rejected"] as const;
@@ -81,7 +82,8 @@ export interface Proposal {
  * @param p The proposal.
  */
 export function insertProposal(db: Hive, p: Proposal): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO proposals (id, harness_id, status, trigger, created_at, updated_at, decided_at, reason, record)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
@@ -104,7 +106,8 @@ export function insertProposal(db: Hive, p: Proposal): void {
  * @param p The proposal.
  */
 export function saveProposal(db: Hive, p: Proposal): void {
-  db.prepare(
+  statement(
+    db,
     "UPDATE proposals SET status = ?, updated_at = ?, decided_at = ?, reason = ?, record = ? WHERE id = ? AND harness_id = ?",
   ).run(p.status, p.updated_at, p.decided_at, p.reason, JSON.stringify(p), p.id, p.harness_id);
 }
@@ -118,7 +121,7 @@ export function saveProposal(db: Hive, p: Proposal): void {
  * @returns The proposal.
  */
 export function getProposal(db: Hive, harnessId: string, id: string): Proposal {
-  const row = db.prepare("SELECT record FROM proposals WHERE id = ? AND harness_id = ?").get(
+  const row = statement(db, "SELECT record FROM proposals WHERE id = ? AND harness_id = ?").get(
     id,
     harnessId,
   ) as
@@ -149,10 +152,11 @@ export function listProposals(
     );
   }
   const rows = (status
-    ? db.prepare(
+    ? statement(
+      db,
       "SELECT record FROM proposals WHERE harness_id = ? AND status = ? ORDER BY id DESC LIMIT ?",
     ).all(harnessId, status, limit)
-    : db.prepare("SELECT record FROM proposals WHERE harness_id = ? ORDER BY id DESC LIMIT ?")
+    : statement(db, "SELECT record FROM proposals WHERE harness_id = ? ORDER BY id DESC LIMIT ?")
       .all(harnessId, limit)) as {
       record: string;
     }[];
@@ -167,7 +171,7 @@ export function listProposals(
  * @returns An ISO time, or null.
  */
 export function lastProposalAt(db: Hive, harnessId: string): string | null {
-  const row = db.prepare("SELECT max(created_at) AS at FROM proposals WHERE harness_id = ?").get(
+  const row = statement(db, "SELECT max(created_at) AS at FROM proposals WHERE harness_id = ?").get(
     harnessId,
   ) as { at: string | null };
   return row.at;

@@ -6,6 +6,7 @@
  */
 
 import type { Hive } from "./open.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** One catalog row. */
 export interface HarnessRow {
@@ -51,7 +52,8 @@ function toRow(r: Record<string, unknown>): HarnessRow {
  */
 export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
   const now = new Date().toISOString();
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO harnesses (id, root_path, name, is_fork, parent_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET root_path = excluded.root_path, name = excluded.name,
@@ -71,7 +73,7 @@ export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
  * @returns The row, or undefined.
  */
 export function getHarness(db: Hive, id: string): HarnessRow | undefined {
-  const r = db.prepare("SELECT * FROM harnesses WHERE id = ?").get(id) as
+  const r = statement(db, "SELECT * FROM harnesses WHERE id = ?").get(id) as
     | Record<string, unknown>
     | undefined;
   return r ? toRow(r) : undefined;
@@ -84,7 +86,7 @@ export function getHarness(db: Hive, id: string): HarnessRow | undefined {
  * @returns The rows.
  */
 export function listHarnesses(db: Hive): HarnessRow[] {
-  return (db.prepare("SELECT * FROM harnesses ORDER BY root_path").all() as Record<
+  return (statement(db, "SELECT * FROM harnesses ORDER BY root_path").all() as Record<
     string,
     unknown
   >[])

@@ -7,6 +7,7 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { isProcessAlive } from "../runner/process_identity.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /**
  * Marks the runs of dead processes as interrupted.
@@ -15,7 +16,8 @@ import { isProcessAlive } from "../runner/process_identity.ts";
  * @returns The run ids marked.
  */
 export function markInterruptedRuns(db: DatabaseSync): string[] {
-  const rows = db.prepare(
+  const rows = statement(
+    db,
     "SELECT run_id, started_at, owner_pid, owner_start FROM runs WHERE status = 'running'",
   )
     .all() as {
@@ -28,7 +30,8 @@ export function markInterruptedRuns(db: DatabaseSync): string[] {
   for (const r of rows) {
     if (r.owner_pid !== null && isProcessAlive(r.owner_pid, r.owner_start)) continue;
     const now = new Date();
-    const result = db.prepare(
+    const result = statement(
+      db,
       `UPDATE runs SET status = 'error', error = 'interrupted: the process running it stopped',
          failure_signature = 'error:interrupted', ended_at = ?, duration_ms = ?, owner_pid = NULL,
          owner_start = NULL

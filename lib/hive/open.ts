@@ -23,7 +23,7 @@ const open = new Map<string, Hive>();
  * @example
  * ```ts
  * const db = openHive();
- * db.prepare("SELECT count(*) AS n FROM harnesses").get();
+ * statement(db, "SELECT count(*) AS n FROM harnesses").get();
  * ```
  * @param path The database file (default `<home>/hive.db`).
  * @returns The connection.

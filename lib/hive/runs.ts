@@ -9,6 +9,7 @@ import { ownProcess } from "../runner/process_identity.ts";
 import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../runner/types.ts";
 import type { Hive } from "./open.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** One row of the `runs` table. */
 export interface RunRow {
@@ -63,7 +64,8 @@ export function insertRun(
   },
 ): void {
   const owner = ownProcess();
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO runs (run_id, harness_id, status, input_excerpt, started_at, spec_version, trace_path,
        parent_run_id, owner_pid, owner_start)
      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
@@ -92,7 +94,8 @@ export function finishRun(
   result: RunResult,
   journal: { head_hash: string; events: number },
 ): void {
-  db.prepare(
+  statement(
+    db,
     `UPDATE runs SET status = ?, output_excerpt = ?, cost_usd = ?, turns = ?, ended_at = ?, duration_ms = ?,
        head_hash = ?, events = ?, failure_signature = ?, error = ?, owner_pid = NULL, owner_start = NULL
      WHERE run_id = ?`,
@@ -127,7 +130,7 @@ function toRow(r: Record<string, unknown> | undefined): RunRow | undefined {
  */
 export function getRun(db: Hive, harnessId: string, runId: string): RunRow | undefined {
   return toRow(
-    db.prepare("SELECT * FROM runs WHERE run_id = ? AND harness_id = ?").get(runId, harnessId) as
+    statement(db, "SELECT * FROM runs WHERE run_id = ? AND harness_id = ?").get(runId, harnessId) as
       | Record<string, unknown>
       | undefined,
   );
@@ -142,7 +145,7 @@ export function getRun(db: Hive, harnessId: string, runId: string): RunRow | und
  */
 export function getRunAnyHarness(db: Hive, runId: string): RunRow | undefined {
   return toRow(
-    db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as
+    statement(db, "SELECT * FROM runs WHERE run_id = ?").get(runId) as
       | Record<string, unknown>
       | undefined,
   );
@@ -184,6 +187,9 @@ export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): R
     args.push(filter.before);
   }
   args.push(Math.max(1, Math.min(filter.limit ?? 50, 1000)));
-  return (db.prepare(`SELECT * FROM runs WHERE ${where.join(" AND ")} ORDER BY run_id DESC LIMIT ?`)
+  return (statement(
+    db,
+    `SELECT * FROM runs WHERE ${where.join(" AND ")} ORDER BY run_id DESC LIMIT ?`,
+  )
     .all(...args) as Record<string, unknown>[]).map((r) => toRow(r)!);
 }

@@ -6,6 +6,7 @@
  */
 
 import type { Hive } from "./open.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** One recorded version. */
 export interface SpecVersionRow {
@@ -30,7 +31,8 @@ export function recordSpecVersion(
   v: { harness_id: string; version: string; yaml: string; source: string },
 ): SpecVersionRow {
   const created_at = new Date().toISOString();
-  const res = db.prepare(
+  const res = statement(
+    db,
     "INSERT INTO spec_versions (harness_id, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?)",
   ).run(v.harness_id, v.version, v.yaml, v.source, created_at);
   return { seq: Number(res.lastInsertRowid), ...v, created_at };
@@ -45,7 +47,6 @@ export function recordSpecVersion(
  * @returns The rows.
  */
 export function listSpecVersions(db: Hive, harnessId: string, limit = 100): SpecVersionRow[] {
-  return db.prepare(
-    "SELECT * FROM spec_versions WHERE harness_id = ? ORDER BY seq DESC LIMIT ?",
-  ).all(harnessId, limit) as unknown as SpecVersionRow[];
+  return statement(db, "SELECT * FROM spec_versions WHERE harness_id = ? ORDER BY seq DESC LIMIT ?")
+    .all(harnessId, limit) as unknown as SpecVersionRow[];
 }

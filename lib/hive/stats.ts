@@ -6,6 +6,7 @@
 
 import { RUN_STATUSES, type RunStatus } from "../runner/types.ts";
 import type { Hive } from "./open.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** The `/stats` payload (CONTRACT.md), plus failure groups and the running count. */
 export interface HarnessStats {
@@ -61,7 +62,8 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
   let running = 0;
   let cost = 0;
   let turns = 0;
-  const groups = db.prepare(
+  const groups = statement(
+    db,
     "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? GROUP BY status",
   ).all(harnessId) as { status: string; n: number; cost: number; turns: number }[];
   for (const g of groups) {
@@ -75,14 +77,17 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
     turns += g.turns;
   }
   // Every finished run has a duration (finishRun and the interrupted marker set it).
-  const p50 = total === 0 ? null : (db.prepare(
+  const p50 = total === 0 ? null : (statement(
+    db,
     "SELECT duration_ms FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
   ).get(harnessId, Math.floor((total - 1) / 2)) as { duration_ms: number } | undefined)
     ?.duration_ms ?? null;
-  const hive = db.prepare(
+  const hive = statement(
+    db,
     "SELECT (SELECT count(*) FROM harnesses) AS harnesses, (SELECT count(*) FROM runs) AS runs",
   ).get() as { harnesses: number; runs: number };
-  const failures = db.prepare(
+  const failures = statement(
+    db,
     `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
      WHERE harness_id = ? AND failure_signature IS NOT NULL ORDER BY run_id DESC LIMIT ?`,
   ).all(harnessId, recent) as {
@@ -93,7 +98,8 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
     error: string | null;
     output_excerpt: string;
   }[];
-  const failureGroups = db.prepare(
+  const failureGroups = statement(
+    db,
     `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS last_run_id, max(ended_at) AS last_ended_at
      FROM runs WHERE harness_id = ? AND failure_signature IS NOT NULL
      GROUP BY failure_signature ORDER BY count DESC, last_run_id DESC LIMIT 20`,

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { linkSignals } from "../linked_signal.ts";
+import { deadline } from "../deadline.ts";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -228,8 +230,10 @@ export function createAiSdkProvider(model: ModelSpec, harnessDir: string): Model
     model: model.name ?? "",
     async generate(request: ModelRequest): Promise<ModelResponse> {
       lm ??= languageModel(model, harnessDir);
-      const callTimeout = AbortSignal.timeout((model.timeout_s ?? DEFAULT_CALL_TIMEOUT_S) * 1000);
-      const abortSignal = AbortSignal.any([request.signal, callTimeout]);
+      const callLimit = deadline((model.timeout_s ?? DEFAULT_CALL_TIMEOUT_S) * 1000);
+      const callTimeout = callLimit.signal;
+      const callSignal = linkSignals(request.signal, callTimeout);
+      const abortSignal = callSignal.signal;
       const common = {
         model: lm,
         system: request.system || undefined,
@@ -313,6 +317,9 @@ export function createAiSdkProvider(model: ModelSpec, harnessDir: string): Model
           );
         }
         throw toProviderError(err, label);
+      } finally {
+        callLimit.clear();
+        callSignal.dispose();
       }
     },
   };

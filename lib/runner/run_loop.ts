@@ -6,6 +6,8 @@
  * @module
  */
 
+import { linkSignals } from "../linked_signal.ts";
+import { deadline } from "../deadline.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import type { JournalWriter } from "../journal/writer.ts";
 import { costOf, priceOf } from "../models/pricing.ts";
@@ -96,8 +98,10 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     return event;
   };
   const limits = { ...DEFAULT_LIMITS, ...spec.limits };
-  const timeoutSignal = AbortSignal.timeout(limits.timeout_s * 1000);
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeoutSignal]) : timeoutSignal;
+  const runLimit = deadline(limits.timeout_s * 1000);
+  const timeoutSignal = runLimit.signal;
+  const runSignal = linkSignals(ctx.signal, timeoutSignal);
+  const signal = runSignal.signal;
   const sandboxes = createSandboxPool(loaded.dir, ctx.traceDir);
   const system = composeSystemPrompt(spec);
   const price = priceOf(spec.model);
@@ -300,6 +304,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     await hooks("run_end", { ...result });
     emit("run_finished", { ...result });
   } finally {
+    runLimit.clear();
+    runSignal.dispose();
     journal.close();
     await sandboxes.close();
   }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { linkSignals } from "../linked_signal.ts";
 import { badInput, FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { upsertHarness } from "../hive/harnesses.ts";
@@ -191,6 +192,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
   const events = createEventStream<JournalEvent>();
   const controls = createControlQueue();
   const stopper = new AbortController();
+  const runSignal = linkSignals(options.signal, stopper.signal);
   const result = runLoop({
     run_id,
     loaded,
@@ -201,13 +203,14 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     journal,
     events,
     controls,
-    signal: options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal,
+    signal: runSignal.signal,
     parentRunId: options.parentRunId ?? null,
     makeProvider: options.createProvider ?? createProvider,
     history: options.history ?? [],
     extraTools: options.extraTools ?? [],
     onText: options.onText,
   }).then((r) => {
+    runSignal.dispose();
     try {
       finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
     } catch (err) {

@@ -8,6 +8,7 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
+import { statement } from "./statements.ts";
 
 /**
  * Applies pending migrations in one immediate transaction.
@@ -20,7 +21,7 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): number
   db.exec("BEGIN IMMEDIATE");
   try {
     let version =
-      (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+      (statement(db, "PRAGMA user_version").get() as { user_version: number }).user_version;
     for (const [i, sql] of migrations.entries()) {
       if (version > i) continue;
       db.exec(sql);

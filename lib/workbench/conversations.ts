@@ -8,6 +8,7 @@
 import { badInput, notFound } from "../errors.ts";
 import { ulid } from "../ids.ts";
 import type { WorkbenchDb } from "./db.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** A conversation. */
 export interface Conversation {
@@ -75,7 +76,8 @@ export function createConversation(
     selected_harness_id: init.selected_harness_id ?? null,
     selected_run_id: init.selected_run_id ?? null,
   };
-  db.prepare(
+  statement(
+    db,
     "INSERT INTO conversations (id, title, created_at, updated_at, selected_harness_id, selected_run_id) VALUES (?, ?, ?, ?, ?, ?)",
   ).run(c.id, c.title, c.created_at, c.updated_at, c.selected_harness_id, c.selected_run_id);
   return c;
@@ -89,7 +91,7 @@ export function createConversation(
  * @returns The conversation.
  */
 export function getConversation(db: WorkbenchDb, id: string): Conversation {
-  const row = db.prepare("SELECT * FROM conversations WHERE id = ?").get(id) as
+  const row = statement(db, "SELECT * FROM conversations WHERE id = ?").get(id) as
     | Conversation
     | undefined;
   if (!row) throw notFound(`Unknown conversation ${JSON.stringify(id)}`, { id });
@@ -103,7 +105,7 @@ export function getConversation(db: WorkbenchDb, id: string): Conversation {
  * @returns The conversations.
  */
 export function listConversations(db: WorkbenchDb): Conversation[] {
-  return (db.prepare("SELECT * FROM conversations ORDER BY updated_at DESC, id DESC")
+  return (statement(db, "SELECT * FROM conversations ORDER BY updated_at DESC, id DESC")
     .all() as unknown as Conversation[])
     .map((r) => ({ ...r }));
 }
@@ -131,7 +133,8 @@ export function updateConversation(
   if (patch.selected_harness_id !== undefined) c.selected_harness_id = patch.selected_harness_id;
   if (patch.selected_run_id !== undefined) c.selected_run_id = patch.selected_run_id;
   c.updated_at = new Date().toISOString();
-  db.prepare(
+  statement(
+    db,
     "UPDATE conversations SET title = ?, selected_harness_id = ?, selected_run_id = ?, updated_at = ? WHERE id = ?",
   ).run(c.title, c.selected_harness_id, c.selected_run_id, c.updated_at, id);
   return c;
@@ -145,7 +148,7 @@ export function updateConversation(
  */
 export function deleteConversation(db: WorkbenchDb, id: string): void {
   getConversation(db, id);
-  db.prepare("DELETE FROM conversations WHERE id = ?").run(id);
+  statement(db, "DELETE FROM conversations WHERE id = ?").run(id);
 }
 
 /**
@@ -160,7 +163,8 @@ export function addMessage(
   m: Omit<ChatMessage, "id" | "created_at">,
 ): ChatMessage {
   const msg: ChatMessage = { ...m, id: `msg_${ulid()}`, created_at: new Date().toISOString() };
-  db.prepare(
+  statement(
+    db,
     "INSERT INTO messages (id, conversation_id, role, content, parts, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   ).run(
     msg.id,
@@ -171,7 +175,7 @@ export function addMessage(
     msg.run_id,
     msg.created_at,
   );
-  db.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(
+  statement(db, "UPDATE conversations SET updated_at = ? WHERE id = ?").run(
     msg.created_at,
     msg.conversation_id,
   );
@@ -186,7 +190,7 @@ export function addMessage(
  * @returns The messages.
  */
 export function listMessages(db: WorkbenchDb, conversationId: string): ChatMessage[] {
-  return (db.prepare("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id").all(
+  return (statement(db, "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id").all(
     conversationId,
   ) as Record<
     string,
@@ -203,7 +207,8 @@ export function listMessages(db: WorkbenchDb, conversationId: string): ChatMessa
  */
 export function addArtifact(db: WorkbenchDb, a: Omit<Artifact, "id" | "created_at">): Artifact {
   const art: Artifact = { ...a, id: `art_${ulid()}`, created_at: new Date().toISOString() };
-  db.prepare(
+  statement(
+    db,
     "INSERT INTO artifacts (id, conversation_id, message_id, kind, title, content, harness_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   ).run(
     art.id,
@@ -226,7 +231,7 @@ export function addArtifact(db: WorkbenchDb, a: Omit<Artifact, "id" | "created_a
  * @param messageId The message.
  */
 export function attachArtifacts(db: WorkbenchDb, ids: string[], messageId: string): void {
-  const st = db.prepare("UPDATE artifacts SET message_id = ? WHERE id = ?");
+  const st = statement(db, "UPDATE artifacts SET message_id = ? WHERE id = ?");
   for (const id of ids) st.run(messageId, id);
 }
 
@@ -238,7 +243,7 @@ export function attachArtifacts(db: WorkbenchDb, ids: string[], messageId: strin
  * @returns The artifacts.
  */
 export function listArtifacts(db: WorkbenchDb, conversationId: string): Artifact[] {
-  return db.prepare("SELECT * FROM artifacts WHERE conversation_id = ? ORDER BY id").all(
+  return statement(db, "SELECT * FROM artifacts WHERE conversation_id = ? ORDER BY id").all(
     conversationId,
   ) as unknown as Artifact[];
 }

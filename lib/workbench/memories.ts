@@ -9,6 +9,7 @@
 import { badInput, notFound } from "../errors.ts";
 import { ulid } from "../ids.ts";
 import type { WorkbenchDb } from "./db.ts";
+import { statement } from "../sqlite/statements.ts";
 
 /** A memory. */
 export interface Memory {
@@ -59,7 +60,8 @@ export function rememberMemory(
     created_at: now,
     updated_at: now,
   };
-  db.prepare(
+  statement(
+    db,
     "INSERT INTO memories (id, scope, harness_id, content, conversation_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   ).run(
     memory.id,
@@ -104,7 +106,8 @@ export function listMemories(db: WorkbenchDb, filter: MemoryFilter = {}): Memory
     where.push("(scope = 'global' OR harness_id = ?)");
     args.push(filter.harness_id);
   }
-  const rows = db.prepare(
+  const rows = statement(
+    db,
     `SELECT * FROM memories ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC`,
   )
     .all(...args) as unknown as Memory[];
@@ -122,7 +125,7 @@ export function listMemories(db: WorkbenchDb, filter: MemoryFilter = {}): Memory
  * @returns The memory.
  */
 export function getMemory(db: WorkbenchDb, id: string): Memory {
-  const row = db.prepare("SELECT * FROM memories WHERE id = ?").get(id) as Memory | undefined;
+  const row = statement(db, "SELECT * FROM memories WHERE id = ?").get(id) as Memory | undefined;
   if (!row) throw notFound(`Unknown memory ${JSON.stringify(id)}`, { id });
   return { ...row };
 }
@@ -136,6 +139,6 @@ export function getMemory(db: WorkbenchDb, id: string): Memory {
  */
 export function forgetMemory(db: WorkbenchDb, id: string): Memory {
   const m = getMemory(db, id);
-  db.prepare("DELETE FROM memories WHERE id = ?").run(id);
+  statement(db, "DELETE FROM memories WHERE id = ?").run(id);
   return m;
 }

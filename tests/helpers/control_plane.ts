@@ -12,6 +12,8 @@ export interface RunningControlPlane extends AsyncDisposable {
   url: string;
   /** What it printed on startup (`{url, harness_id, harness_dir, key_store, active_keys}`). */
   info: Record<string, unknown>;
+  /** The server process id (to read its memory in /proc). */
+  pid: number;
   /** stderr lines so far (request log, warnings). */
   stderr: () => string[];
   /** Sends SIGTERM and waits for the exit code. */
@@ -102,6 +104,7 @@ export async function startControlPlane(
   return {
     url: doc.data.url as string,
     info: doc.data,
+    pid: child.pid,
     stderr: () => lines,
     stop,
     [Symbol.asyncDispose]: async () => void (await stop()),
