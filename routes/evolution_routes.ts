@@ -14,7 +14,7 @@ import { readJsonObject } from "../lib/http/body.ts";
 import { okResponse } from "../lib/http/response.ts";
 import type { ControlPlaneApp, ControlPlaneContext } from "./control_plane.ts";
 
-/** What HTTP callers may not change through a proposal: all thirteen HTTP-frozen roots. */
+/** What HTTP callers may not change through a proposal: every HTTP-frozen root. */
 const CALLER = "proposal_http" as const;
 
 /**

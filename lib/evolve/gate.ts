@@ -1,6 +1,6 @@
 /**
  * The evolution gate, checked when a proposal is drafted and again when it is applied: a YAML change
- * on a frozen root (the ten safety roots; all thirteen when the caller is HTTP) or on an unknown path
+ * on a frozen root (the safety and remote roots; every HTTP-frozen root when the caller is HTTP) or on an unknown path
  * is blocked; a code change outside the harness folder, into a sensitive path or onto `harness.yaml`
  * is blocked.
  *

@@ -19,15 +19,42 @@ export const SAFETY_ROOTS: readonly string[] = [
   "evolution.objectives",
 ];
 
-/** Roots frozen over HTTP in addition to the safety roots. */
-export const HTTP_ONLY_ROOTS: readonly string[] = ["tools", "verify.validators", "name"];
+/**
+ * Roots frozen for every remote caller (HTTP, proposals, the workbench copilot) besides the safety
+ * roots (CONTRACT.md "Frozen over HTTP, added"): `evolution.model` carries a `base_url` and an
+ * `api_key_env`, so writing it would send the server's credentials to a chosen host;
+ * `logging.trace_dir` chooses where journals are written; `evolution.auto_propose_after` decides how
+ * often the evolver (a paid model) is called.
+ */
+export const REMOTE_ROOTS: readonly string[] = [
+  "evolution.model",
+  "evolution.auto_propose_after",
+  "logging.trace_dir",
+];
+
+/**
+ * Roots frozen over HTTP in addition to the safety and remote roots: the spec's three, and the fields
+ * that name code or other harnesses (`delegation`, the playbook gates). A `*` segment matches any one
+ * segment (a playbook's name or index).
+ */
+export const HTTP_ONLY_ROOTS: readonly string[] = [
+  "tools",
+  "verify.validators",
+  "name",
+  "delegation",
+  "playbooks.*.on_enter",
+  "playbooks.*.on_exit",
+];
+
+const PROPOSAL_ROOTS = [...SAFETY_ROOTS, ...REMOTE_ROOTS];
+const ALL_ROOTS = [...PROPOSAL_ROOTS, ...HTTP_ONLY_ROOTS];
 
 /** Who is writing: decides which roots are frozen. */
 export type Caller = "cli" | "http" | "proposal" | "proposal_http";
 
 /**
- * The frozen roots for a caller: none for the local CLI, the ten safety roots for a proposal, all
- * thirteen over HTTP (and for a proposal applied over HTTP).
+ * The frozen roots for a caller: none for the local CLI; the safety and remote roots for a proposal;
+ * all of them over HTTP (and for a proposal applied over HTTP).
  *
  * @param caller Who is writing.
  * @returns The frozen dotted roots.
@@ -37,10 +64,10 @@ export function frozenRoots(caller: Caller): readonly string[] {
     case "cli":
       return [];
     case "proposal":
-      return SAFETY_ROOTS;
+      return PROPOSAL_ROOTS;
     case "http":
     case "proposal_http":
-      return [...SAFETY_ROOTS, ...HTTP_ONLY_ROOTS];
+      return ALL_ROOTS;
   }
 }
 
@@ -67,11 +94,12 @@ export function frozenRootOf(
 
 /**
  * The root of a list that a path touches by containment (see {@link frozenRootOf}); the pages use it
- * with the frozen roots the API reports.
+ * with the frozen roots the API reports. A `*` segment of a root matches any one segment.
  *
  * @example
  * ```ts
  * frozenRootIn("model.name", ["model"]); // "model"
+ * frozenRootIn("playbooks.research.on_enter", ["playbooks.*.on_enter"]); // "playbooks.*.on_enter"
  * ```
  * @param path A dotted path (or its segments).
  * @param roots Frozen dotted roots.
@@ -89,7 +117,7 @@ export function frozenRootIn(
     const n = Math.min(rootSegments.length, segments.length);
     let same = true;
     for (let i = 0; i < n; i++) {
-      if (rootSegments[i] !== segments[i]) {
+      if (rootSegments[i] !== "*" && rootSegments[i] !== segments[i]) {
         same = false;
         break;
       }

@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
-import { type Caller, frozenRootOf, HTTP_ONLY_ROOTS, SAFETY_ROOTS } from "../../lib/spec/frozen.ts";
+import {
+  type Caller,
+  frozenRootOf,
+  HTTP_ONLY_ROOTS,
+  REMOTE_ROOTS,
+  SAFETY_ROOTS,
+} from "../../lib/spec/frozen.ts";
 
-const ALL = [...SAFETY_ROOTS, ...HTTP_ONLY_ROOTS];
+const PROPOSAL = [...SAFETY_ROOTS, ...REMOTE_ROOTS];
+const ALL = [...PROPOSAL, ...HTTP_ONLY_ROOTS];
+
+/** A concrete path for a root (`*` becomes a playbook name). */
+const concrete = (root: string) => root.replace("*", "research");
 
 /** Parents of a root that are not the whole spec: `evolution` for `evolution.objectives`. */
 function parentsOf(root: string): string[] {
@@ -9,7 +19,7 @@ function parentsOf(root: string): string[] {
   return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join("."));
 }
 
-Deno.test("frozenRootOf() lists the ten safety roots and three HTTP-only roots", () => {
+Deno.test("frozenRootOf() lists the safety, remote and HTTP-only roots", () => {
   assert.deepEqual([...SAFETY_ROOTS].sort(), [
     "evolution.auto_propose",
     "evolution.objectives",
@@ -22,13 +32,25 @@ Deno.test("frozenRootOf() lists the ten safety roots and three HTTP-only roots",
     "mcp_servers",
     "model",
   ]);
-  assert.deepEqual([...HTTP_ONLY_ROOTS].sort(), ["name", "tools", "verify.validators"]);
+  assert.deepEqual([...REMOTE_ROOTS].sort(), [
+    "evolution.auto_propose_after",
+    "evolution.model",
+    "logging.trace_dir",
+  ]);
+  assert.deepEqual([...HTTP_ONLY_ROOTS].sort(), [
+    "delegation",
+    "name",
+    "playbooks.*.on_enter",
+    "playbooks.*.on_exit",
+    "tools",
+    "verify.validators",
+  ]);
 });
 
 Deno.test("frozenRootOf() decides every root, child and parent for each caller", async (t) => {
   const expectations: Record<Caller, readonly string[]> = {
     cli: [],
-    proposal: SAFETY_ROOTS,
+    proposal: PROPOSAL,
     http: ALL,
     proposal_http: ALL,
   };
@@ -37,14 +59,15 @@ Deno.test("frozenRootOf() decides every root, child and parent for each caller",
       for (const root of ALL) {
         const isFrozen = frozen.includes(root);
         const want = isFrozen ? root : undefined;
-        assert.equal(frozenRootOf(root, caller), want, `${caller}: the root ${root}`);
+        const path = concrete(root);
+        assert.equal(frozenRootOf(path, caller), want, `${caller}: the root ${root}`);
         assert.equal(
-          frozenRootOf(`${root}.child.0`, caller),
+          frozenRootOf(`${path}.child.0`, caller),
           want,
           `${caller}: a child of ${root}`,
         );
-        assert.equal(frozenRootOf(`${root}.0`, caller), want, `${caller}: an entry of ${root}`);
-        for (const parent of parentsOf(root)) {
+        assert.equal(frozenRootOf(`${path}.0`, caller), want, `${caller}: an entry of ${root}`);
+        for (const parent of parentsOf(path)) {
           if (isFrozen) {
             assert.ok(frozenRootOf(parent, caller), `${caller}: ${parent} is a parent of ${root}`);
           }
@@ -64,8 +87,10 @@ Deno.test("frozenRootOf() lets through fields that are not frozen", () => {
         "skills.refunds",
         "instructions",
         "description",
-        "evolution.model",
-        "logging.trace_dir",
+        "evolution.models",
+        "logging.trace_dirs",
+        "playbooks.research.instructions",
+        "playbooks.0.tools",
         "verify_x",
         "models",
         "identity",
@@ -76,6 +101,28 @@ Deno.test("frozenRootOf() lets through fields that are not frozen", () => {
   }
   assert.equal(frozenRootOf("name", "proposal"), undefined, "name is frozen over HTTP only");
   assert.equal(frozenRootOf("tools.0", "proposal"), undefined, "tools are frozen over HTTP only");
+  assert.equal(frozenRootOf("delegation.peers", "proposal"), undefined);
+});
+
+Deno.test("frozenRootOf() freezes credential and trace roots for every remote caller", () => {
+  for (const caller of ["http", "proposal", "proposal_http"] as Caller[]) {
+    assert.equal(frozenRootOf("evolution.model.base_url", caller), "evolution.model");
+    assert.equal(frozenRootOf("evolution.model.api_key_env", caller), "evolution.model");
+    assert.equal(frozenRootOf("logging.trace_dir", caller), "logging.trace_dir");
+    assert.equal(
+      frozenRootOf("evolution.auto_propose_after", caller),
+      "evolution.auto_propose_after",
+    );
+  }
+  assert.equal(frozenRootOf("evolution.model", "cli"), undefined);
+});
+
+Deno.test("frozenRootOf() matches a * segment with any playbook", () => {
+  assert.equal(frozenRootOf("playbooks.research.on_enter", "http"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf(["playbooks", 2, "on_exit"], "http"), "playbooks.*.on_exit");
+  assert.equal(frozenRootOf("playbooks", "http"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf("playbooks.research", "http"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf("playbooks.research.instructions", "http"), undefined);
 });
 
 Deno.test("frozenRootOf() refuses parents over HTTP: logging, evolution, verify", () => {
