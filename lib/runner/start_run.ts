@@ -15,11 +15,11 @@ import { openHive } from "../hive/open.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import { newRunId } from "../ids.ts";
 import type { JournalEvent } from "../journal/event.ts";
-import { createJournal } from "../journal/writer.ts";
+import { checkTraceDir, journalCreateError } from "../journal/trace_dir.ts";
+import { createJournal, type JournalWriter } from "../journal/writer.ts";
 import { createProvider, type ProviderContext } from "../models/registry.ts";
 import type { Message, ModelProvider } from "../models/types.ts";
 import type { Tool } from "../tools/tool.ts";
-import { traceDir as traceDirOf } from "../paths.ts";
 import { codeRefsOf } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
@@ -149,7 +149,7 @@ export async function prepareRun(
   const run_id = options.runId ?? newRunId();
   const loaded = options.spec ?? await loadSpec(harnessDir);
   const spec = loaded.spec;
-  const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
+  const traceDir = await checkTraceDir(loaded.dir, spec.logging?.trace_dir);
   const { text, input_file } = await resolveInput(loaded, input, traceDir);
   const refs = codeRefsOf(spec);
   if (refs.length && !options.trustChecked && !(await trustedEntryFor(loaded.dir))) {
@@ -177,7 +177,12 @@ export function launchRun(prepared: PreparedRun): RunHandle {
   const spec = loaded.spec;
   const trace_path = `${traceDir}/${run_id}.jsonl`;
   const started = new Date();
-  const journal = createJournal(trace_path, spec.logging?.redact);
+  let journal: JournalWriter;
+  try {
+    journal = createJournal(trace_path, spec.logging?.redact);
+  } catch (err) {
+    throw journalCreateError(err, spec.logging?.trace_dir);
+  }
   const db = openHive();
   upsertHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
   insertRun(db, {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { traceDirProblem } from "../journal/trace_dir.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
 import { positionOf, sortIssues, type SpecIssue } from "./issues.ts";
@@ -45,6 +46,16 @@ export async function validateHarness(
 ): Promise<ValidationResult> {
   const { dir, parsed } = await checkHarness(harnessDir);
   const issues = [...parsed.issues];
+  const traceProblem = parsed.spec && await traceDirProblem(dir, parsed.spec.logging?.trace_dir);
+  if (traceProblem) {
+    const path = ["logging", "trace_dir"];
+    issues.push({
+      path: path.join("."),
+      severity: "error",
+      message: `logging.trace_dir is not usable: ${traceProblem}`,
+      ...positionOf(parsed.doc, parsed.lineCounter, path),
+    });
+  }
   if (parsed.spec && !hasErrors(issues) && options.code !== false) {
     const trusted = !!(await trustedEntryFor(dir));
     for (const p of await checkCodeRefs(dir, parsed.spec, trusted)) {
