@@ -6,6 +6,7 @@
  * @module
  */
 
+import { deadline } from "../deadline.ts";
 import * as z from "zod";
 import { FrameworkError } from "../errors.ts";
 import { openHive } from "../hive/open.ts";
@@ -127,19 +128,22 @@ export async function proposeImprovement(
   });
   const input = options.objective ?? "Improve the harness from its failures.";
   let response;
+  const limit = deadline((model.timeout_s ?? 120) * 1000);
   try {
     response = await provider.generate({
       system: SYSTEM,
       messages: [{ role: "user", content: JSON.stringify(request, null, 2) }],
       tools: [],
       input,
-      signal: AbortSignal.timeout((model.timeout_s ?? 120) * 1000),
+      signal: limit.signal,
     });
   } catch (err) {
     if (err instanceof ProviderError) {
       throw new FrameworkError("internal", `The evolver model failed: ${err.message}`);
     }
     throw err;
+  } finally {
+    limit.clear();
   }
   const answer = parseEvolverAnswer(response.text);
 

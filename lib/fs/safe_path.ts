@@ -2,7 +2,8 @@
  * The one sensitive-path check, used by `input_file`, the builtin file tools, uploads and the
  * evolver: a path must be relative, stay inside the harness folder after symlinks are resolved, and
  * must not touch `.framework/` (trust store, keys, logs, traces), any `.env*` file, or the configured
- * trace folder wherever it lives. Matching is case-insensitive.
+ * trace folder wherever it lives. Matching is case-insensitive. A regular file with more than one
+ * name (a hard link) is refused too, since one of its other names may be a sensitive file.
  *
  * @module
  */
@@ -26,21 +27,33 @@ export interface SafePath {
   relative: string;
 }
 
-/** Containment by path segments; case-insensitive only where asked (the trace folder rule). */
-function within(parent: string, child: string, ignoreCase = false): boolean {
+/**
+ * Containment by path segments: `child` is `parent` or inside it. Case-insensitive only where asked
+ * (the trace folder rule).
+ *
+ * @param parent An absolute path.
+ * @param child An absolute path.
+ * @param ignoreCase Compare without case.
+ * @returns Whether `child` lies within `parent`.
+ */
+export function within(parent: string, child: string, ignoreCase = false): boolean {
   const p = ignoreCase ? parent.toLowerCase() : parent;
   const c = ignoreCase ? child.toLowerCase() : child;
   return c === p || c.startsWith(p.endsWith(sep) ? p : p + sep);
 }
 
-/** Thrown inside the resolution when links go round in circles. */
-class LinkLoop extends Error {}
+/** Thrown by {@link realPathOfPrefix} when links go round in circles. */
+export class LinkLoop extends Error {}
 
 /**
  * Resolves symlinks in the longest existing prefix of a path and appends the rest. A dangling symlink
  * is followed by hand (its target may not exist yet), so a write through it cannot land outside.
+ *
+ * @param path An absolute path.
+ * @param depth Links followed so far (a loop throws {@link LinkLoop}).
+ * @returns Where the path really points.
  */
-async function realPathOfPrefix(path: string, depth = 0): Promise<string> {
+export async function realPathOfPrefix(path: string, depth = 0): Promise<string> {
   if (depth > 40) throw new LinkLoop();
   const rest: string[] = [];
   let current = path;
@@ -129,6 +142,14 @@ export async function resolveSafePath(
     if (within(traceReal, real, true) || within(resolve(options.traceDir), lexical, true)) {
       throw refuse("it is inside the trace folder");
     }
+  }
+  const info = await Deno.stat(real).catch(() => undefined);
+  if (info?.isFile && (info.nlink ?? 1) > 1) {
+    // Another name of the same file may be `.env` or lie in `.framework/`: a hard link carries no
+    // trace of where its other names are, so every multiply-linked file is refused.
+    throw refuse(
+      `it is a hard link (the file has ${info.nlink} names, and another may be a sensitive file); copy the file instead of linking it`,
+    );
   }
   const relPosix = rel.split(sep).join("/") || ".";
   if (options.protectSpec && relPosix.toLowerCase() === "harness.yaml") {

@@ -1,0 +1,114 @@
+/**
+ * A hard link gives `.env` a second, harmless-looking name (`ln .env notes.txt`); the name-based
+ * sensitive-path rules cannot see it. The one sensitive-path function refuses every regular file with
+ * more than one name, for `input_file` (over the real control plane), the builtin file tools and the
+ * evolver's code changes, so the secret reaches no run, no journal and no proposal diff.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { FrameworkError } from "../../lib/errors.ts";
+import { proposeImprovement } from "../../lib/evolve/propose.ts";
+import { resolveSafePath } from "../../lib/fs/safe_path.ts";
+import { startRun } from "../../lib/runner/start_run.ts";
+import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
+import { scripted, writeHarness } from "../helpers/harness.ts";
+import { tempDir, tempHome } from "../helpers/temp.ts";
+
+const SECRET = "OPENAI_API_KEY=sk-hard-linked-secret";
+
+/** A harness with a `.env` and two hard links to it: `notes.txt` and `workspace/copy.txt`. */
+async function linkedHarness(root: string, spec: Record<string, unknown>): Promise<string> {
+  const dir = await writeHarness(root, "linked", spec, {
+    ".env": `${SECRET}\n`,
+    "plain.txt": "hi",
+  });
+  await Deno.mkdir(`${dir}/workspace`, { recursive: true });
+  await Deno.link(`${dir}/.env`, `${dir}/notes.txt`);
+  await Deno.link(`${dir}/.env`, `${dir}/workspace/copy.txt`);
+  return dir;
+}
+
+Deno.test("resolveSafePath() refuses a hard-linked file and accepts an ordinary one", async () => {
+  await using root = await tempDir();
+  const dir = await linkedHarness(root.path, { model: scripted([{ text: "ok" }]) });
+  for (const path of ["notes.txt", "workspace/copy.txt", "./workspace/../notes.txt"]) {
+    await assert.rejects(
+      () => resolveSafePath(dir, path),
+      (err: FrameworkError) => err.kind === "bad_input" && /hard link/.test(err.message),
+      path,
+    );
+  }
+  assert.equal((await resolveSafePath(dir, "plain.txt")).relative, "plain.txt");
+  assert.equal((await resolveSafePath(dir, "workspace")).relative, "workspace", "folders pass");
+});
+
+Deno.test("control plane: input_file naming a hard link to .env is 400 and nothing leaks", async () => {
+  await using home = await tempDir();
+  await using root = await tempDir();
+  const dir = await linkedHarness(root.path, { model: scripted([{ text: "ok" }]) });
+  const { token } = await memberToken(dir, home.path, "reader", ["run", "read"]);
+  await using plane = await startControlPlane(dir, {
+    home: home.path,
+    env: { FRAMEWORK_AUTHORIZED_KEYS: "" },
+  });
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const res = await fetch(`${plane.url}/run`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ input_file: "notes.txt" }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.match(body.error.message, /hard link/);
+  assert.ok(!JSON.stringify(body).includes("sk-hard"));
+  const stats = await (await fetch(`${plane.url}/stats`, { headers })).json();
+  assert.equal(stats.data.runs.total, 0);
+});
+
+Deno.test("file_read and file_write refuse a hard link to .env; the secret stays out of the journal", async () => {
+  await using _home = await tempHome();
+  await using root = await tempDir();
+  const dir = await linkedHarness(root.path, {
+    model: scripted([
+      {
+        tool_calls: [
+          { name: "file_read", arguments: { path: "notes.txt" } },
+          { name: "file_write", arguments: { path: "workspace/copy.txt", content: "overwritten" } },
+        ],
+      },
+      { text: "done" },
+    ]),
+    tools: [{ builtin: "file_read" }, { builtin: "file_write" }],
+  });
+  const run = await startRun(dir, { input: "read my notes" });
+  const result = await run.result;
+  assert.equal(result.status, "success");
+  const journal = await Deno.readTextFile(run.trace_path);
+  assert.ok(!journal.includes("sk-hard"), "the secret is not in the journal");
+  assert.equal((journal.match(/hard link/g) ?? []).length >= 2, true, "both calls were refused");
+  assert.equal(await Deno.readTextFile(`${dir}/.env`), `${SECRET}\n`, ".env is unchanged");
+});
+
+Deno.test("the evolver cannot read or write a hard link to .env through a code change", async () => {
+  await using _home = await tempHome();
+  await using root = await tempDir();
+  const dir = await linkedHarness(root.path, {
+    model: scripted([{ text: "ok" }]),
+    evolution: {
+      model: scripted([{
+        text: JSON.stringify({
+          rationale: "Tidy the notes.",
+          yaml_changes: [],
+          code_changes: [{ path: "notes.txt", content: "new notes\n" }],
+        }),
+      }]),
+    },
+  });
+  const proposal = await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  const change = proposal.code_changes[0]!;
+  assert.equal(change.status, "blocked");
+  assert.ok(!change.diff.includes("sk-hard"), "the diff does not show the linked file");
+  assert.equal(await Deno.readTextFile(`${dir}/.env`), `${SECRET}\n`);
+});
