@@ -41,6 +41,7 @@ export async function removeItem(
   options: ChangeOptions,
 ): Promise<RemoveResult> {
   let path: string;
+  const byName = !("path" in target);
   if ("path" in target) {
     path = target.path;
   } else {
@@ -62,7 +63,7 @@ export async function removeItem(
     harnessDir,
     { actor: options.actor, op: "remove", describe },
     (current) => {
-      const resolved = resolvePath(current.value, path);
+      const resolved = resolvePath(current.value, path, { lastByName: byName });
       if (!resolved.exists) throw badInput(`${describe}: nothing is set there`, { path });
       return {
         text: deleteInText(current.text, resolved.path),

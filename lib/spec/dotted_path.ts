@@ -34,12 +34,33 @@ export function parseDottedPath(path: string): string[] {
       { path },
     );
   }
+  if (segments.includes("__proto__")) {
+    throw badInput(`Invalid path ${JSON.stringify(path)}: a key cannot be named "__proto__"`, {
+      path,
+    });
+  }
   return segments;
 }
 
-/** Finds a list entry by index or name; throws a clear error when none or several match. */
-function findEntry(list: unknown[], segment: string, where: string): number {
-  if (/^\d+$/.test(segment)) {
+/** The indexes of the entries a name addresses: by `name` first, else by builtin or code-ref name. */
+function entriesNamed(list: unknown[], name: string): number[] {
+  const byName = list.flatMap((e, i) => ((e as Record<string, unknown>)?.name === name ? [i] : []));
+  if (byName.length) return byName;
+  return list.flatMap((e, i) => {
+    const entry = e as Record<string, unknown> | null;
+    if (!entry || typeof entry !== "object") return [];
+    return entry.builtin === name || entryName(entry) === name ? [i] : [];
+  });
+}
+
+/**
+ * Finds a list entry by name or index; throws a clear error when none or several match. A name always
+ * wins: `skills.0` is the skill named "0" when there is one, and the first skill only otherwise, so a
+ * name that looks like an index is never taken as one. With `byName`, indexes are not read at all.
+ */
+function findEntry(list: unknown[], segment: string, where: string, byName = false): number {
+  const matches = entriesNamed(list, segment);
+  if (matches.length === 0 && !byName && /^\d+$/.test(segment)) {
     const index = Number(segment);
     if (index >= list.length) {
       throw badInput(
@@ -49,15 +70,6 @@ function findEntry(list: unknown[], segment: string, where: string): number {
     }
     return index;
   }
-  const byName = list.flatMap((
-    e,
-    i,
-  ) => ((e as Record<string, unknown>)?.name === segment ? [i] : []));
-  const matches = byName.length ? byName : list.flatMap((e, i) => {
-    const entry = e as Record<string, unknown> | null;
-    if (!entry || typeof entry !== "object") return [];
-    return entry.builtin === segment || entryName(entry) === segment ? [i] : [];
-  });
   if (matches.length === 1) return matches[0]!;
   const names = list.map(entryName).filter((n): n is string => !!n);
   if (matches.length > 1) {
@@ -79,6 +91,17 @@ function findEntry(list: unknown[], segment: string, where: string): number {
   );
 }
 
+/**
+ * How many segments from `i` on form the name of an entry of `list` (a name may hold dots, like
+ * `v1.2`): the longest run that names an entry, else 1.
+ */
+function nameLength(list: unknown[], segments: string[], i: number): number {
+  for (let k = segments.length - i; k > 1; k--) {
+    if (entriesNamed(list, segments.slice(i, i + k).join(".")).length) return k;
+  }
+  return 1;
+}
+
 /** Result of {@link resolvePath}. */
 export interface ResolvedPath {
   /** Concrete path (indexes for list entries). */
@@ -89,9 +112,16 @@ export interface ResolvedPath {
   value: unknown;
 }
 
+/** Options of {@link resolvePath}. */
+export interface ResolveOptions {
+  /** The last segment names a list entry and is never read as an index (`remove {kind, name}`). */
+  lastByName?: boolean;
+}
+
 /**
- * Resolves a dotted path against a spec value. List entries are found by index or name; map keys
- * missing from the value are allowed (a `set` creates them) but must be known to the schema.
+ * Resolves a dotted path against a spec value. List entries are found by name or index (a name always
+ * wins, and a name may hold dots); map keys missing from the value are allowed (a `set` creates them)
+ * but must be known to the schema.
  *
  * @example
  * ```ts
@@ -99,21 +129,31 @@ export interface ResolvedPath {
  * ```
  * @param spec The parsed spec value.
  * @param dottedPath The dotted path.
+ * @param options Whether the last segment is a name only.
  * @returns The concrete path, whether it exists, and its value.
  */
-export function resolvePath(spec: unknown, dottedPath: string): ResolvedPath {
+export function resolvePath(
+  spec: unknown,
+  dottedPath: string,
+  options: ResolveOptions = {},
+): ResolvedPath {
   const segments = parseDottedPath(dottedPath);
   const path: ConcretePath = [];
   let value: unknown = spec;
   let exists = true;
-  for (const segment of segments) {
+  for (let i = 0; i < segments.length; i++) {
     const where = path.join(".");
     if (exists && Array.isArray(value)) {
-      const index = findEntry(value, segment, where);
+      const k = nameLength(value, segments, i);
+      const segment = segments.slice(i, i + k).join(".");
+      i += k - 1;
+      const last = i === segments.length - 1;
+      const index = findEntry(value, segment, where, last && options.lastByName === true);
       path.push(index);
       value = value[index];
       continue;
     }
+    const segment = segments[i]!;
     if (exists && value !== null && value !== undefined && typeof value !== "object") {
       throw badInput(
         `Invalid path ${JSON.stringify(dottedPath)}: ${
@@ -136,7 +176,7 @@ export function resolvePath(spec: unknown, dottedPath: string): ResolvedPath {
     }
     path.push(segment);
     if (
-      exists && value && typeof value === "object" && segment in (value as Record<string, unknown>)
+      exists && value && typeof value === "object" && Object.hasOwn(value, segment)
     ) {
       value = (value as Record<string, unknown>)[segment];
     } else {

@@ -84,3 +84,35 @@ Deno.test("resolvePath() refuses unknown, ambiguous and impossible paths clearly
     assert.throws(() => resolvePath(SPEC, "id.x"), badInputMatching(/not a map or list/));
   });
 });
+
+Deno.test("resolvePath() never takes a name that looks like an index for one", async (t) => {
+  const spec = {
+    ...SPEC,
+    skills: [
+      { name: "refunds", description: "d", instructions: "i" },
+      { name: "0", description: "d", instructions: "i" },
+      { name: "v1.2", description: "d", instructions: "i" },
+    ],
+  };
+  await t.step("a named entry wins over an index", () => {
+    assert.deepEqual(resolvePath(spec, "skills.0").path, ["skills", 1]);
+  });
+  await t.step("an index still works where no entry has that name", () => {
+    assert.deepEqual(resolvePath(spec, "skills.2").path, ["skills", 2]);
+  });
+  await t.step("a name with dots is one entry", () => {
+    assert.deepEqual(resolvePath(spec, "skills.v1.2").path, ["skills", 2]);
+    assert.deepEqual(resolvePath(spec, "skills.v1.2.description").path, [
+      "skills",
+      2,
+      "description",
+    ]);
+  });
+  await t.step("lastByName reads names only", () => {
+    assert.deepEqual(resolvePath(spec, "skills.0", { lastByName: true }).path, ["skills", 1]);
+    assert.throws(
+      () => resolvePath(SPEC, "skills.0", { lastByName: true }),
+      (err: FrameworkError) => err.kind === "bad_input" && /No entry named "0"/.test(err.message),
+    );
+  });
+});
