@@ -12,6 +12,7 @@
  * @module
  */
 
+import { withCheckedHost } from "../lib/http/host.ts";
 import { type Context, Hono } from "hono";
 import { addItem } from "../lib/construct/add_item.ts";
 import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
@@ -292,7 +293,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
 
   return {
-    fetch: (request) => Promise.resolve(app.fetch(request)),
+    fetch: withCheckedHost(app.fetch),
     harnessId,
     async close(graceMs = 10_000) {
       const runs = activeRuns().filter((r) => r.harness_id === harnessId);

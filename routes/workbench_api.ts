@@ -12,6 +12,7 @@
  * @module
  */
 
+import { withCheckedHost } from "../lib/http/host.ts";
 import { Hono } from "hono";
 import { addItem } from "../lib/construct/add_item.ts";
 import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
@@ -484,5 +485,5 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     )
   );
 
-  return { fetch: (request) => Promise.resolve(app.fetch(request)), copilotModel };
+  return { fetch: withCheckedHost(app.fetch), copilotModel };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { withCheckedHost } from "../lib/http/host.ts";
 import { FrameworkError } from "../lib/errors.ts";
 import { errorResponse } from "../lib/http/response.ts";
 import {
@@ -59,7 +60,7 @@ function refusal(status: 401 | 403, message: string, wantsHtml: boolean): Respon
  * @returns The handler.
  */
 export function createLauncher(options: LauncherOptions): (request: Request) => Promise<Response> {
-  return async (request: Request) => {
+  return withCheckedHost(async (request: Request) => {
     const url = new URL(request.url);
     const wantsHtml = !url.pathname.startsWith("/api/") && request.method === "GET";
     // DNS-rebinding protection: only our own host names.
@@ -113,7 +114,7 @@ export function createLauncher(options: LauncherOptions): (request: Request) => 
       return await proxy(request, url, options);
     }
     return await options.pages(request);
-  };
+  });
 }
 
 async function proxy(request: Request, url: URL, options: LauncherOptions): Promise<Response> {
