@@ -5,6 +5,8 @@
  * @module
  */
 
+import { setOwn } from "./own.ts";
+
 /** The deepest nesting accepted in request bodies and CLI values. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -70,7 +72,7 @@ export function wellFormedJson<T>(value: T): T {
       for (const [k, item] of Object.entries(src)) stack.push([item, obj, k.toWellFormed()]);
       copy = obj;
     }
-    (parent as Record<string | number, unknown>)[key] = copy;
+    setOwn(parent as Record<string | number, unknown>, key, copy);
   }
   return root.v as T;
 }

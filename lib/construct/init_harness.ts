@@ -5,11 +5,12 @@
  * @module
  */
 
+import { own } from "../own.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { badInput } from "../errors.ts";
 import { specPath } from "../paths.ts";
 import { hasErrors, invalidSpecError, parseSpecText } from "../spec/load.ts";
-import { SLUG_PATTERN } from "../spec/schema.ts";
+import { isSlug, SLUG_RULE } from "../spec/schema.ts";
 import { specVersion } from "../spec/version.ts";
 import { setInText } from "../spec/yaml_edit.ts";
 import { TEMPLATES } from "../templates/templates.ts";
@@ -61,7 +62,7 @@ export function slugify(name: string): string {
  */
 export async function initHarness(dir: string, options: InitOptions = {}): Promise<InitResult> {
   const templateName = options.template ?? "hello";
-  const template = TEMPLATES[templateName];
+  const template = own(TEMPLATES, templateName);
   if (!template) {
     throw badInput(
       `Unknown template ${JSON.stringify(templateName)}: available templates are ${
@@ -71,11 +72,9 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
   }
   const target = resolve(dir);
   const id = options.id ?? slugify(basename(target));
-  if (!SLUG_PATTERN.test(id)) {
+  if (!isSlug(id)) {
     throw badInput(
-      `Cannot use ${
-        JSON.stringify(id)
-      } as a harness id: expected lowercase letters, digits and '-'; pass --id`,
+      `Cannot use ${JSON.stringify(id)} as a harness id: ${SLUG_RULE}; pass --id`,
       { id },
     );
   }

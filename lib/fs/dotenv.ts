@@ -5,6 +5,7 @@
  * @module
  */
 
+import { own } from "../own.ts";
 import { join } from "node:path";
 
 /**
@@ -60,5 +61,5 @@ export function readHarnessDotEnv(harnessDir: string): Record<string, string> {
  * @returns The value, or undefined.
  */
 export function lookupCredential(name: string, harnessDir: string): string | undefined {
-  return Deno.env.get(name) || readHarnessDotEnv(harnessDir)[name] || undefined;
+  return Deno.env.get(name) || own(readHarnessDotEnv(harnessDir), name) || undefined;
 }

@@ -6,7 +6,7 @@
  */
 
 import { badInput } from "../errors.ts";
-import { SLUG_PATTERN } from "./schema.ts";
+import { isSlug } from "./schema.ts";
 import { checkHarness } from "./load.ts";
 
 /**
@@ -18,7 +18,7 @@ import { checkHarness } from "./load.ts";
 export async function harnessIdOf(harnessDir: string): Promise<{ dir: string; id: string }> {
   const { dir, parsed } = await checkHarness(harnessDir);
   const id = (parsed.value as { id?: unknown } | undefined)?.id;
-  if (typeof id !== "string" || !SLUG_PATTERN.test(id)) {
+  if (!isSlug(id)) {
     throw badInput(
       `The harness in ${
         JSON.stringify(harnessDir)

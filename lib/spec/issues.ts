@@ -127,11 +127,14 @@ function schemaAt(
       if (!s) return undefined;
       def = s._zod.def;
     }
-    if (def.type === "object") s = unwrap(def.shape[key]);
-    else if (def.type === "array") s = unwrap(def.element);
+    if (def.type === "object") {
+      s = Object.hasOwn(def.shape, key) ? unwrap(def.shape[key]) : undefined;
+    } else if (def.type === "array") s = unwrap(def.element);
     else if (def.type === "record") s = unwrap(def.valueType);
     else return undefined;
-    v = v && typeof v === "object" ? (v as Record<PathKey, unknown>)[key] : undefined;
+    v = v && typeof v === "object" && Object.hasOwn(v, key)
+      ? (v as Record<PathKey, unknown>)[key]
+      : undefined;
   }
   if (s?._zod?.def?.type === "union") return unwrap(pickOption(s, v)) ?? s;
   return s;
@@ -153,7 +156,7 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PathKey[], value: 
 function valueAt(value: unknown, path: readonly PathKey[]): unknown {
   let v = value;
   for (const key of path) {
-    if (!v || typeof v !== "object") return undefined;
+    if (!v || typeof v !== "object" || !Object.hasOwn(v, key)) return undefined;
     v = (v as Record<PathKey, unknown>)[key];
   }
   return v;

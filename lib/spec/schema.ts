@@ -11,8 +11,23 @@ import { entryName } from "./entries.ts";
 
 /** A slug: lowercase letters, digits and single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** The longest slug: ids name folders, and a folder name has at most 255 bytes. */
+export const MAX_SLUG_LENGTH = 64;
+/** What a slug must be, for messages. */
+export const SLUG_RULE =
+  `expected a slug of lowercase letters, digits and '-', at most ${MAX_SLUG_LENGTH} characters`;
 
-const slug = z.string().regex(SLUG_PATTERN, "expected a slug of lowercase letters, digits and '-'");
+/**
+ * Whether a value is a slug (a harness id or a fork name).
+ *
+ * @param value Anything.
+ * @returns True for a slug of at most {@link MAX_SLUG_LENGTH} characters.
+ */
+export function isSlug(value: unknown): value is string {
+  return typeof value === "string" && value.length <= MAX_SLUG_LENGTH && SLUG_PATTERN.test(value);
+}
+
+const slug = z.string().max(MAX_SLUG_LENGTH, SLUG_RULE).regex(SLUG_PATTERN, SLUG_RULE);
 const itemName = z.string().regex(
   /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
   "expected a name of letters, digits, '_', '-' and '.'",

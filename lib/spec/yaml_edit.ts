@@ -7,6 +7,7 @@
  * @module
  */
 
+import { setOwn } from "../own.ts";
 import { isDeepStrictEqual } from "node:util";
 import {
   Document,
@@ -368,10 +369,11 @@ function expectedAfter(before: unknown, op: Op): unknown {
 function setPlain(root: Record<string | number, unknown>, path: YamlPath, value: unknown): void {
   let v: Record<string | number, unknown> = root;
   for (const key of path.slice(0, -1)) {
-    if (v[key] === null || typeof v[key] !== "object") v[key] = {};
+    const next = Object.hasOwn(v, key) ? v[key] : undefined;
+    if (next === null || typeof next !== "object") setOwn(v, key, {});
     v = v[key] as Record<string | number, unknown>;
   }
-  v[path.at(-1)!] = value;
+  setOwn(v, path.at(-1)!, value);
 }
 
 type Op =

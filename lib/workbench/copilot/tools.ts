@@ -21,7 +21,7 @@ import { composeSystemPrompt } from "../../runner/prompt.ts";
 import { startRun } from "../../runner/start_run.ts";
 import { builtinCatalog } from "../../spec/builtins.ts";
 import { loadSpec } from "../../spec/load.ts";
-import { SLUG_PATTERN } from "../../spec/schema.ts";
+import { isSlug, SLUG_RULE } from "../../spec/schema.ts";
 import { validateHarness } from "../../spec/validate.ts";
 import { type Tool, ToolError } from "../../tools/tool.ts";
 import { buildToolset } from "../../tools/toolset.ts";
@@ -180,8 +180,8 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
       ["id"],
       async (args) => {
         const id = str(args, "id", true)!;
-        if (!SLUG_PATTERN.test(id)) {
-          throw badInput(`Invalid id ${JSON.stringify(id)}: use lowercase letters, digits and '-'`);
+        if (!isSlug(id)) {
+          throw badInput(`Invalid id ${JSON.stringify(id)}: ${SLUG_RULE}`);
         }
         const dir = resolve(ctx.harnessesDir, id);
         try {
