@@ -8,6 +8,8 @@ import { closeHives, inTransaction, openHive } from "../lib/hive/open.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { fmt, measure, report } from "./measure.ts";
 
+const BUSY = { id: "busy", dir: "/h/busy" };
+
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "fw-bench-stats-" });
@@ -27,9 +29,9 @@ export async function run(): Promise<void> {
     const t0 = performance.now();
     inTransaction(db, () => {
       const insert = db.prepare(
-        `INSERT INTO runs (run_id, harness_id, status, input_excerpt, output_excerpt, cost_usd, turns, started_at,
-           ended_at, duration_ms, spec_version, trace_path, events, failure_signature, error)
-         VALUES (?, ?, ?, 'input', 'output', ?, ?, ?, ?, ?, 'v', '/t', 8, ?, ?)`,
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, output_excerpt, cost_usd,
+           turns, started_at, ended_at, duration_ms, spec_version, trace_path, events, failure_signature, error)
+         VALUES (?, ?, ?, ?, 'input', 'output', ?, ?, ?, ?, ?, 'v', '/t', 8, ?, ?)`,
       );
       for (let i = 0; i < n; i++) {
         const status = statuses[i % statuses.length]!;
@@ -38,6 +40,7 @@ export async function run(): Promise<void> {
         insert.run(
           `run_${String(i).padStart(26, "0")}`,
           harness,
+          `/h/${harness}`,
           status,
           0.001 * (i % 7),
           1 + (i % 5),
@@ -52,15 +55,15 @@ export async function run(): Promise<void> {
     report(`insert ${n.toLocaleString()} runs (one transaction)`, {
       seconds: fmt((performance.now() - t0) / 1000, " s"),
     });
-    const timing = await measure(50, () => harnessStats(db, "busy"), 3);
-    const s = harnessStats(db, "busy");
+    const timing = await measure(50, () => harnessStats(db, BUSY), 3);
+    const s = harnessStats(db, BUSY);
     report(`harnessStats over ${s.runs.total.toLocaleString()} runs of one harness`, {
       mean: fmt(timing.mean_ms, " ms"),
       p99: fmt(timing.p99_ms, " ms"),
     });
     const plan = db.prepare(
-      "EXPLAIN QUERY PLAN SELECT status, count(*), total(cost_usd), total(turns) FROM runs WHERE harness_id = ? GROUP BY status",
-    ).all("busy") as { detail: string }[];
+      "EXPLAIN QUERY PLAN SELECT status, count(*), total(cost_usd), total(turns) FROM runs WHERE harness_id = ? AND harness_dir = ? GROUP BY status",
+    ).all(BUSY.id, BUSY.dir) as { detail: string }[];
     console.log(`  plan: ${plan.map((p) => p.detail).join("; ")}`);
   } finally {
     closeHives();

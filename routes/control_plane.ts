@@ -19,7 +19,8 @@ import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
 import { removeItem } from "../lib/construct/remove_item.ts";
 import { setField } from "../lib/construct/set_field.ts";
 import { badInput, FrameworkError, methodNotAllowed } from "../lib/errors.ts";
-import { getHarness } from "../lib/hive/harnesses.ts";
+import type { HarnessRef } from "../lib/hive/harnesses.ts";
+import { evolvedCount } from "../lib/evolve/proposals_store.ts";
 import { openHive } from "../lib/hive/open.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { readJsonObject } from "../lib/http/body.ts";
@@ -32,6 +33,7 @@ import { type RunFrame, runFrames } from "../lib/runner/frames.ts";
 import { runEventFrames } from "../lib/runner/run_events.ts";
 import { createRunGate } from "../lib/runner/run_gate.ts";
 import { launchRun, prepareRun, type RunHandle } from "../lib/runner/start_run.ts";
+import { harnessRef } from "../lib/spec/load.ts";
 import { loadSpecCached } from "../lib/spec/spec_cache.ts";
 import { validateHarness } from "../lib/spec/validate.ts";
 
@@ -55,6 +57,8 @@ export interface ControlPlaneOptions {
 export interface ControlPlaneContext {
   harnessDir: string;
   harnessId: string;
+  /** The served harness as the hive binds it (id and folder). */
+  harness: HarnessRef;
   maxBodyBytes: number;
   /** Authenticates the request for a scope (401/403) and remembers the key for the request log. */
   authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
@@ -111,6 +115,7 @@ function toSse(frame: RunFrame): SseFrame {
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const dir = options.harnessDir;
   const harnessId = (await loadSpecCached(dir)).spec.id;
+  const harness: HarnessRef = { id: harnessId, dir };
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const gate = createRunGate({
     maxConcurrent: options.maxConcurrentRuns ?? 1,
@@ -123,6 +128,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const ctx: ControlPlaneContext = {
     harnessDir: dir,
     harnessId,
+    harness,
     maxBodyBytes,
     async authorize(c, scope) {
       try {
@@ -158,12 +164,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   app.get("/health", async () => {
     const loaded = await loadSpecCached(dir);
-    const row = getHarness(openHive(), loaded.spec.id);
     return okResponse({
       id: loaded.spec.id,
       name: loaded.spec.name ?? loaded.spec.id,
       spec_version: loaded.version,
-      evolved: row?.evolved ?? 0,
+      evolved: evolvedCount(openHive(), harnessRef(loaded)),
     });
   });
 
@@ -218,7 +223,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const raw = c.req.header("last-event-id") ?? c.req.query("last_event_id") ?? "0";
     const after = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : 0;
     const db = openHive();
-    const frames = runEventFrames(db, harnessId, runId, after);
+    const frames = runEventFrames(db, harness, runId, after);
     const first = await frames.next(); // a 404 is answered as JSON, before the stream starts
     return sseResponse((async function* () {
       if (!first.done) yield toSse(first.value);
@@ -228,12 +233,12 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   app.get("/stats", async (c) => {
     await ctx.authorize(c, "read");
-    return okResponse(harnessStats(openHive(), harnessId));
+    return okResponse(harnessStats(openHive(), harness));
   });
 
   app.get("/trace/:run_id", async (c) => {
     await ctx.authorize(c, "read");
-    const { run: _run, ...trace } = await getTrace(openHive(), harnessId, c.req.param("run_id"));
+    const { run: _run, ...trace } = await getTrace(openHive(), harness, c.req.param("run_id"));
     return okResponse(trace);
   });
 

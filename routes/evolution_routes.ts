@@ -53,12 +53,12 @@ export function mountEvolutionRoutes(app: ControlPlaneApp, ctx: ControlPlaneCont
   app.get("/proposals", async (c) => {
     await ctx.authorize(c, "read");
     const status = c.req.query("status");
-    return okResponse({ proposals: listProposals(openHive(), ctx.harnessId, status) });
+    return okResponse({ proposals: listProposals(openHive(), ctx.harness, status) });
   });
 
   app.get("/proposals/:id", async (c) => {
     await ctx.authorize(c, "read");
-    return okResponse(getProposal(openHive(), ctx.harnessId, c.req.param("id")));
+    return okResponse(getProposal(openHive(), ctx.harness, c.req.param("id")));
   });
 
   app.post("/proposals/:id/apply", async (c) => {

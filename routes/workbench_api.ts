@@ -21,9 +21,9 @@ import { setField } from "../lib/construct/set_field.ts";
 import { badInput, FrameworkError } from "../lib/errors.ts";
 import { applyProposal, rejectProposal } from "../lib/evolve/decide.ts";
 import { proposeImprovement } from "../lib/evolve/propose.ts";
-import { getProposal, listProposals } from "../lib/evolve/proposals_store.ts";
+import { evolvedCount, getProposal, listProposals } from "../lib/evolve/proposals_store.ts";
 import { openHive } from "../lib/hive/open.ts";
-import { listRuns } from "../lib/hive/runs.ts";
+import { harnessOfRun, listRuns } from "../lib/hive/runs.ts";
 import { listSpecVersions } from "../lib/hive/spec_versions.ts";
 import { specVersion } from "../lib/spec/version.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
@@ -48,7 +48,9 @@ import {
   catalogTree,
   COPILOT_ID,
   discoverHarnesses,
+  duplicateFolders,
   harnessDirOf,
+  harnessRefOf,
   registerHarnessDir,
 } from "../lib/workbench/catalog.ts";
 import { pendingTurn, startChatTurn } from "../lib/workbench/chat.ts";
@@ -70,7 +72,6 @@ import { COPILOT_TOOL_NAMES } from "../lib/workbench/copilot/tools.ts";
 import { openWorkbenchDb } from "../lib/workbench/db.ts";
 import { forgetMemory, getMemory, listMemories } from "../lib/workbench/memories.ts";
 import { initHarness } from "../lib/construct/init_harness.ts";
-import { statement } from "../lib/sqlite/statements.ts";
 
 /** Options of {@link createWorkbenchApi}. */
 export interface WorkbenchApiOptions {
@@ -96,6 +97,14 @@ export interface WorkbenchApi {
 
 /** Workbench edits freeze the safety roots (like proposals): the Spec tab marks them and refuses them. */
 const EDIT = { actor: "workbench", caller: "proposal" } as const;
+/**
+ * A person's edit of a frozen field, confirmed in the page (`confirm_frozen: true`): the local user's
+ * CLI in a browser (CONTRACT.md "Frozen over HTTP, added"). The copilot never edits through this API.
+ */
+const CONFIRMED_EDIT = { actor: "workbench", caller: "cli" } as const;
+const editPolicy = (
+  b: Record<string, unknown>,
+) => (b.confirm_frozen === true ? CONFIRMED_EDIT : EDIT);
 
 /**
  * Builds the workbench API: sets up the copilot (validated and trusted), opens the databases and
@@ -211,7 +220,11 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   });
 
   // --- harnesses
-  app.get("/api/harnesses", async () => okResponse({ harnesses: await catalogTree(hive) }));
+  app.get(
+    "/api/harnesses",
+    async () =>
+      okResponse({ harnesses: await catalogTree(hive), duplicates: duplicateFolders(hive) }),
+  );
   app.post("/api/harnesses", async (c) => {
     const b = await body(c);
     if (typeof b.id !== "string") throw badInput('Send {"id": "my-harness", "template"?: "blank"}');
@@ -236,11 +249,8 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       spec_version: parsed.spec ? specVersion(parsed.spec) : null,
       valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
       trusted: !!(await trustedEntryFor(dir)),
-      stats: harnessStats(hive, id),
-      evolved: (statement(hive, "SELECT evolved FROM harnesses WHERE id = ?").get(id) as {
-        evolved: number;
-      })
-        .evolved,
+      stats: harnessStats(hive, { id, dir }),
+      evolved: evolvedCount(hive, { id, dir }),
     });
   });
   app.get("/api/harnesses/:id/spec", async (c) => {
@@ -258,8 +268,9 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     async (c) => okResponse(await validateHarness(harnessDirOf(hive, c.req.param("id")))),
   );
   app.post("/api/harnesses/:id/set", async (c) => {
-    const { path, value } = setRequest(await body(c));
-    const r = await setField(harnessDirOf(hive, c.req.param("id")), path, value, EDIT);
+    const b = await body(c);
+    const { path, value } = setRequest(b);
+    const r = await setField(harnessDirOf(hive, c.req.param("id")), path, value, editPolicy(b));
     return okResponse({
       path: r.path,
       old: r.old,
@@ -278,8 +289,12 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     return okResponse({ kind: r.kind, name: r.name, spec_version: r.spec_version });
   });
   app.post("/api/harnesses/:id/remove", async (c) => {
-    const target = removeRequest(await body(c));
-    const r = await removeItem(harnessDirOf(hive, c.req.param("id")), target, EDIT);
+    const b = await body(c);
+    const r = await removeItem(
+      harnessDirOf(hive, c.req.param("id")),
+      removeRequest(b),
+      editPolicy(b),
+    );
     return okResponse({ removed: r.removed, spec_version: r.spec_version });
   });
   app.post("/api/harnesses/:id/trust", async (c) => {
@@ -288,12 +303,10 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     return okResponse({ trusted: r.path, added: r.added });
   });
   app.get("/api/harnesses/:id/versions", (c) => {
-    const id = c.req.param("id");
-    harnessDirOf(hive, id);
     return okResponse({
       versions: listSpecVersions(
         hive,
-        id,
+        harnessRefOf(hive, c.req.param("id")),
         wholeNumber(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }),
       ),
     });
@@ -301,8 +314,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
 
   // --- runs
   app.get("/api/harnesses/:id/runs", (c) => {
-    const id = c.req.param("id");
-    harnessDirOf(hive, id);
+    const harness = harnessRefOf(hive, c.req.param("id"));
     const status = c.req.query("status");
     const limit = wholeNumber(c.req.query("limit"), {
       name: "limit",
@@ -312,7 +324,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     });
     const before = c.req.query("before");
     return okResponse({
-      runs: listRuns(hive, id, {
+      runs: listRuns(hive, harness, {
         ...(status ? { status } : {}),
         limit,
         ...(before ? { before } : {}),
@@ -320,8 +332,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     });
   });
   app.get("/api/harnesses/:id/stats", (c) => {
-    harnessDirOf(hive, c.req.param("id"));
-    return okResponse(harnessStats(hive, c.req.param("id")));
+    return okResponse(harnessStats(hive, harnessRefOf(hive, c.req.param("id"))));
   });
   app.post("/api/harnesses/:id/runs", async (c) => {
     const b = await body(c);
@@ -350,7 +361,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   app.get("/api/runs/:id", async (c) => {
     const row = targetRun(c.req.param("id"));
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
-    const { run, events, ...rest } = await getTrace(hive, row.harness_id, row.run_id);
+    const { run, events, ...rest } = await getTrace(hive, harnessOfRun(row), row.run_id);
     return okResponse({
       ...rest,
       events: limit === undefined ? events : events.slice(0, limit),
@@ -371,7 +382,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       fallback: 0,
     });
     if (!seq) throw badInput("Send ?seq= with the seq of a model call");
-    const trace = await getTrace(hive, row.harness_id, row.run_id);
+    const trace = await getTrace(hive, harnessOfRun(row), row.run_id);
     return okResponse(foldContext(trace.events, seq));
   });
   app.get("/api/runs/:id/export", async (c) => {
@@ -396,7 +407,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     const raw = c.req.header("last-event-id") ?? c.req.query("last_event_id") ?? "0";
     const frames = runEventFrames(
       hive,
-      row.harness_id,
+      harnessOfRun(row),
       row.run_id,
       /^\d+$/.test(raw) ? Number(raw) : 0,
     );
@@ -410,10 +421,11 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
 
   // --- proposals
   app.get("/api/harnesses/:id/proposals", (c) => {
-    const id = c.req.param("id");
-    harnessDirOf(hive, id);
+    const harness = harnessRefOf(hive, c.req.param("id"));
     // An empty ?status= is every status.
-    return okResponse({ proposals: listProposals(hive, id, c.req.query("status") || undefined) });
+    return okResponse({
+      proposals: listProposals(hive, harness, c.req.query("status") || undefined),
+    });
   });
   app.post("/api/harnesses/:id/proposals", async (c) => {
     const b = await body(c, true);
@@ -426,7 +438,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   });
   app.get(
     "/api/harnesses/:id/proposals/:pid",
-    (c) => okResponse(getProposal(hive, c.req.param("id"), c.req.param("pid"))),
+    (c) => okResponse(getProposal(hive, harnessRefOf(hive, c.req.param("id")), c.req.param("pid"))),
   );
   app.post("/api/harnesses/:id/proposals/:pid/apply", async (c) => {
     const b = await body(c);

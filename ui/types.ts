@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CatalogNode } from "../lib/workbench/catalog.ts";
+import type { CatalogNode, DuplicateFolder } from "../lib/workbench/catalog.ts";
 import type { Artifact, ChatMessage, Conversation } from "../lib/workbench/conversations.ts";
 import type { Memory } from "../lib/workbench/memories.ts";
 import type { Proposal } from "../lib/evolve/proposals_store.ts";
@@ -22,6 +22,7 @@ export type {
   CatalogNode,
   ChatMessage,
   Conversation,
+  DuplicateFolder,
   FoldedContext,
   HarnessStats,
   Integrity,

@@ -100,8 +100,9 @@ export function registerEvolveCommands(program: Command): void {
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions & { status?: string }) =>
       runVerb(o, async () => {
-        const { id } = await harnessIdOf(dir);
-        const list = listProposals(openHive(), id, o.status);
+        const harness = await harnessIdOf(dir);
+        const id = harness.id;
+        const list = listProposals(openHive(), harness, o.status);
         const text = list.length
           ? list.map((p) =>
             `${p.id}  ${p.status.padEnd(17)} ${
@@ -122,7 +123,7 @@ export function registerEvolveCommands(program: Command): void {
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, id: string, o: GlobalOptions) =>
       runVerb(o, async () => {
-        const p = getProposal(openHive(), (await harnessIdOf(dir)).id, id);
+        const p = getProposal(openHive(), await harnessIdOf(dir), id);
         return { data: p, text: describeProposal(p) };
       })
     );

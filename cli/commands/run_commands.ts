@@ -116,7 +116,8 @@ export function registerRunCommands(program: Command): void {
       o: GlobalOptions & { status?: string; limit?: string; before?: string },
     ) =>
       runVerb(o, async () => {
-        const { id } = await harnessIdOf(dir);
+        const harness = await harnessIdOf(dir);
+        const id = harness.id;
         const limit = wholeNumber(o.limit, {
           name: "--limit",
           min: 1,
@@ -124,7 +125,7 @@ export function registerRunCommands(program: Command): void {
           fallback: undefined,
           emptyIsAbsent: false,
         });
-        const runs = listRuns(openHive(), id, {
+        const runs = listRuns(openHive(), harness, {
           ...(o.status ? { status: o.status } : {}),
           ...(limit ? { limit } : {}),
           ...(o.before ? { before: o.before } : {}),
@@ -146,8 +147,9 @@ export function registerRunCommands(program: Command): void {
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions) =>
       runVerb(o, async () => {
-        const { id } = await harnessIdOf(dir);
-        const s = harnessStats(openHive(), id);
+        const harness = await harnessIdOf(dir);
+        const id = harness.id;
+        const s = harnessStats(openHive(), harness);
         const rate = s.runs.success_rate === null
           ? "-"
           : `${(s.runs.success_rate * 100).toFixed(1)}%`;
@@ -174,7 +176,7 @@ export function registerRunCommands(program: Command): void {
       o: GlobalOptions & { harness?: string; verify?: boolean; export?: string },
     ) =>
       runVerb(o, async () => {
-        const harnessId = o.harness ? (await harnessIdOf(o.harness)).id : null;
+        const harnessId = o.harness ? await harnessIdOf(o.harness) : null;
         const db = openHive();
         if (o.export !== undefined) {
           const bytes = await readJournalBytes(findRun(db, harnessId, runId));

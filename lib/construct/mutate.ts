@@ -7,10 +7,10 @@
  * @module
  */
 
+import { claimHarness } from "../spec/claim.ts";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { withFileLock } from "../fs/file_lock.ts";
-import { upsertHarness } from "../hive/harnesses.ts";
 import { openHive } from "../hive/open.ts";
 import { recordSpecVersion } from "../hive/spec_versions.ts";
 import { specLockPath, specPath } from "../paths.ts";
@@ -122,8 +122,14 @@ export function recordVersion(
   try {
     const db = openHive();
     const spec = parsed.spec!;
-    upsertHarness(db, { id: spec.id, root_path: dir, name: spec.name ?? spec.id });
-    recordSpecVersion(db, { harness_id: spec.id, version, yaml: parsed.text, source });
+    claimHarness(db, { id: spec.id, root_path: dir, name: spec.name ?? spec.id });
+    recordSpecVersion(db, {
+      harness_id: spec.id,
+      harness_dir: dir,
+      version,
+      yaml: parsed.text,
+      source,
+    });
   } catch (err) {
     console.error(
       `warning: could not record the spec version in the hive: ${(err as Error).message}`,

@@ -9,10 +9,10 @@
 import { trackBackground } from "../background.ts";
 import { openHive } from "../hive/open.ts";
 import type { RunResult } from "../runner/types.ts";
-import type { LoadedSpec } from "../spec/load.ts";
+import { failuresWithSignature } from "../hive/runs.ts";
+import { harnessRef, type LoadedSpec } from "../spec/load.ts";
 import { proposeImprovement } from "./propose.ts";
 import { lastProposalAt } from "./proposals_store.ts";
-import { statement } from "../sqlite/statements.ts";
 
 /** Default failures of one signature before an automatic proposal. */
 export const DEFAULT_AUTO_PROPOSE_AFTER = 3;
@@ -32,30 +32,28 @@ export function maybeAutoPropose(loaded: LoadedSpec, result: RunResult): void {
   const signature = result.failure_signature;
   const threshold = evolution.auto_propose_after ?? DEFAULT_AUTO_PROPOSE_AFTER;
   const harnessId = loaded.spec.id;
-  const task = (chains.get(harnessId) ?? Promise.resolve()).then(async () => {
+  const ref = harnessRef(loaded);
+  const key = `${ref.id}\0${ref.dir}`;
+  const task = (chains.get(key) ?? Promise.resolve()).then(async () => {
     const db = openHive();
-    const since = lastProposalAt(db, harnessId) ?? "";
-    const rows = statement(
-      db,
-      `SELECT run_id FROM runs WHERE harness_id = ? AND failure_signature = ? AND ended_at > ?
-       ORDER BY run_id DESC LIMIT 20`,
-    ).all(harnessId, signature, since) as { run_id: string }[];
-    if (rows.length < threshold) return;
+    const since = lastProposalAt(db, ref) ?? "";
+    const runIds = failuresWithSignature(db, ref, signature, since, 20);
+    if (runIds.length < threshold) return;
     await proposeImprovement(loaded.dir, {
       trigger: "auto",
       caller: "proposal",
       objective:
-        `Stop the recurring failure ${signature} (${rows.length} runs since the last proposal)`,
-      runIds: rows.map((r) => r.run_id),
+        `Stop the recurring failure ${signature} (${runIds.length} runs since the last proposal)`,
+      runIds,
     });
   }).catch((err) => {
     console.error(
       `warning: the automatic proposal for ${harnessId} failed: ${(err as Error).message}`,
     );
   });
-  chains.set(harnessId, task);
+  chains.set(key, task);
   task.finally(() => {
-    if (chains.get(harnessId) === task) chains.delete(harnessId);
+    if (chains.get(key) === task) chains.delete(key);
   });
   trackBackground(task);
 }

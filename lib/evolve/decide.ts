@@ -16,12 +16,16 @@ import { openHive } from "../hive/open.ts";
 import { traceDir as traceDirOf } from "../paths.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
 import type { Caller } from "../spec/frozen.ts";
-import { loadSpec } from "../spec/load.ts";
+import { harnessRef, loadSpec } from "../spec/load.ts";
 import { sha256Hex } from "../spec/version.ts";
 import { deleteInText, setInText } from "../spec/yaml_edit.ts";
 import { gateCodeChange, gateYamlChange } from "./gate.ts";
-import { getProposal, type Proposal, saveProposal } from "./proposals_store.ts";
-import { statement } from "../sqlite/statements.ts";
+import {
+  getProposal,
+  markProposalApplied,
+  type Proposal,
+  saveProposal,
+} from "./proposals_store.ts";
 
 /** What to apply. */
 export interface ApplyChoice {
@@ -73,7 +77,7 @@ export async function applyProposal(
 ): Promise<Proposal> {
   const loaded = await loadSpec(harnessDir);
   const db = openHive();
-  const proposal = getProposal(db, loaded.spec.id, id);
+  const proposal = getProposal(db, harnessRef(loaded), id);
   if (!isOpen(proposal)) throw notOpen(proposal);
   const approve = choice.approve_code ?? [];
   if (!Array.isArray(approve) || approve.some((x) => typeof x !== "string")) {
@@ -195,9 +199,7 @@ export async function applyProposal(
   proposal.updated_at = now();
   proposal.decided_at = proposal.decided_at ?? now();
   saveProposal(db, proposal);
-  if (first) {
-    statement(db, "UPDATE harnesses SET evolved = evolved + 1 WHERE id = ?").run(loaded.spec.id);
-  }
+  if (first) markProposalApplied(db, proposal.id);
   return proposal;
 }
 
@@ -221,7 +223,7 @@ export async function rejectProposal(
   }
   const loaded = await loadSpec(harnessDir);
   const db = openHive();
-  const proposal = getProposal(db, loaded.spec.id, id);
+  const proposal = getProposal(db, harnessRef(loaded), id);
   if (!isOpen(proposal)) throw notOpen(proposal);
   for (const c of [...proposal.yaml_changes, ...proposal.code_changes]) {
     if (c.status === "pending") Object.assign(c, { status: "skipped", reason: "rejected" });

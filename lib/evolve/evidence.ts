@@ -8,13 +8,12 @@
 
 import { badInput } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
-import { getRun } from "../hive/runs.ts";
+import { type FailedRun, getRun, recentFailedRuns } from "../hive/runs.ts";
 import { harnessStats } from "../hive/stats.ts";
 import { makeRedactor } from "../journal/redact.ts";
 import { parseJournal } from "../journal/verify.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { harnessRef, type LoadedSpec } from "../spec/load.ts";
 import type { Proposal } from "./proposals_store.ts";
-import { statement } from "../sqlite/statements.ts";
 
 const MAX_FAILED_RUNS = 50;
 const EXCERPT_RUNS = 3;
@@ -30,20 +29,22 @@ function shorten(payload: unknown): unknown {
  * Gathers the evidence of a harness, or of chosen runs.
  *
  * @param db The hive.
- * @param spec The harness's spec.
+ * @param loaded The harness's spec and folder.
  * @param runIds Specific runs (each must be this harness's), or none for recent failures.
  * @returns The evidence.
  */
 export async function gatherEvidence(
   db: Hive,
-  spec: HarnessSpec,
+  loaded: LoadedSpec,
   runIds: string[] = [],
 ): Promise<Proposal["evidence"]> {
-  const stats = harnessStats(db, spec.id);
-  let failed: { run_id: string; failure_signature: string | null; trace_path: string }[];
+  const spec = loaded.spec;
+  const ref = harnessRef(loaded);
+  const stats = harnessStats(db, ref);
+  let failed: FailedRun[];
   if (runIds.length) {
     failed = runIds.map((id) => {
-      const row = getRun(db, spec.id, id);
+      const row = getRun(db, ref, id);
       if (!row) {
         throw badInput(`Unknown run ${JSON.stringify(id)} for harness ${JSON.stringify(spec.id)}`, {
           run_id: id,
@@ -52,11 +53,7 @@ export async function gatherEvidence(
       return row;
     });
   } else {
-    failed = statement(
-      db,
-      `SELECT run_id, failure_signature, trace_path FROM runs
-       WHERE harness_id = ? AND failure_signature IS NOT NULL ORDER BY run_id DESC LIMIT ?`,
-    ).all(spec.id, MAX_FAILED_RUNS) as typeof failed;
+    failed = recentFailedRuns(db, ref, MAX_FAILED_RUNS);
   }
   const groups = new Map<string, string[]>();
   for (const r of failed) {

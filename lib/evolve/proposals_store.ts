@@ -6,6 +6,7 @@
  */
 
 import { badInput, notFound } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { statement } from "../sqlite/statements.ts";
 
@@ -80,15 +81,18 @@ export interface Proposal {
  *
  * @param db The hive.
  * @param p The proposal.
+ * @param dir The harness folder it belongs to.
  */
-export function insertProposal(db: Hive, p: Proposal): void {
+export function insertProposal(db: Hive, p: Proposal, dir: string): void {
   statement(
     db,
-    `INSERT INTO proposals (id, harness_id, status, trigger, created_at, updated_at, decided_at, reason, record)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO proposals (id, harness_id, harness_dir, status, trigger, created_at, updated_at,
+       decided_at, reason, record)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     p.id,
     p.harness_id,
+    dir,
     p.status,
     p.trigger,
     p.created_at,
@@ -113,20 +117,18 @@ export function saveProposal(db: Hive, p: Proposal): void {
 }
 
 /**
- * One proposal of a harness, or `not_found` (also for another harness's id).
+ * One proposal of a harness, or `not_found` (also for another harness's id, or a copied folder's).
  *
  * @param db The hive.
- * @param harnessId The harness that asks.
+ * @param harness The harness that asks (id and folder).
  * @param id The proposal id.
  * @returns The proposal.
  */
-export function getProposal(db: Hive, harnessId: string, id: string): Proposal {
-  const row = statement(db, "SELECT record FROM proposals WHERE id = ? AND harness_id = ?").get(
-    id,
-    harnessId,
-  ) as
-    | { record: string }
-    | undefined;
+export function getProposal(db: Hive, harness: HarnessRef, id: string): Proposal {
+  const row = statement(
+    db,
+    "SELECT record FROM proposals WHERE id = ? AND harness_id = ? AND harness_dir = ?",
+  ).get(id, harness.id, harness.dir) as { record: string } | undefined;
   if (!row) throw notFound(`Unknown proposal ${JSON.stringify(id)}`, { id });
   return JSON.parse(row.record);
 }
@@ -135,14 +137,14 @@ export function getProposal(db: Hive, harnessId: string, id: string): Proposal {
  * The proposals of a harness, newest first.
  *
  * @param db The hive.
- * @param harnessId The harness.
+ * @param harness The harness (id and folder).
  * @param status Only this status.
  * @param limit At most this many.
  * @returns The proposals.
  */
 export function listProposals(
   db: Hive,
-  harnessId: string,
+  harness: HarnessRef,
   status?: string,
   limit = 100,
 ): Proposal[] {
@@ -154,25 +156,51 @@ export function listProposals(
   const rows = (status
     ? statement(
       db,
-      "SELECT record FROM proposals WHERE harness_id = ? AND status = ? ORDER BY id DESC LIMIT ?",
-    ).all(harnessId, status, limit)
-    : statement(db, "SELECT record FROM proposals WHERE harness_id = ? ORDER BY id DESC LIMIT ?")
-      .all(harnessId, limit)) as {
-      record: string;
-    }[];
+      "SELECT record FROM proposals WHERE harness_id = ? AND harness_dir = ? AND status = ? ORDER BY id DESC LIMIT ?",
+    ).all(harness.id, harness.dir, status, limit)
+    : statement(
+      db,
+      "SELECT record FROM proposals WHERE harness_id = ? AND harness_dir = ? ORDER BY id DESC LIMIT ?",
+    ).all(harness.id, harness.dir, limit)) as { record: string }[];
   return rows.map((r) => JSON.parse(r.record));
+}
+
+/**
+ * Marks a proposal as applied for the first time (it counts in the harness's evolved counter).
+ *
+ * @param db The hive.
+ * @param id The proposal id.
+ */
+export function markProposalApplied(db: Hive, id: string): void {
+  statement(db, "UPDATE proposals SET applied = 1 WHERE id = ?").run(id);
+}
+
+/**
+ * How many proposals of a harness were applied (the `evolved` counter of `/health`).
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @returns The count.
+ */
+export function evolvedCount(db: Hive, harness: HarnessRef): number {
+  const row = statement(
+    db,
+    "SELECT count(*) AS n FROM proposals WHERE harness_id = ? AND harness_dir = ? AND applied = 1",
+  ).get(harness.id, harness.dir) as { n: number };
+  return row.n;
 }
 
 /**
  * When the harness's newest proposal was made (auto-propose counts failures after it).
  *
  * @param db The hive.
- * @param harnessId The harness.
+ * @param harness The harness (id and folder).
  * @returns An ISO time, or null.
  */
-export function lastProposalAt(db: Hive, harnessId: string): string | null {
-  const row = statement(db, "SELECT max(created_at) AS at FROM proposals WHERE harness_id = ?").get(
-    harnessId,
-  ) as { at: string | null };
+export function lastProposalAt(db: Hive, harness: HarnessRef): string | null {
+  const row = statement(
+    db,
+    "SELECT max(created_at) AS at FROM proposals WHERE harness_id = ? AND harness_dir = ?",
+  ).get(harness.id, harness.dir) as { at: string | null };
   return row.at;
 }

@@ -110,7 +110,7 @@ export async function proposeImprovement(
   const loaded = await loadSpec(harnessDir);
   const spec = loaded.spec;
   const db = openHive();
-  const evidence = await gatherEvidence(db, spec, options.runIds);
+  const evidence = await gatherEvidence(db, loaded, options.runIds);
   const objectives = [
     ...(spec.evolution?.objectives ?? []),
     ...(options.objective ? [options.objective] : []),
@@ -203,6 +203,6 @@ export async function proposeImprovement(
     decided_at: null,
     reason: null,
   };
-  insertProposal(db, proposal);
+  insertProposal(db, proposal, loaded.dir);
   return proposal;
 }

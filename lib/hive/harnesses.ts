@@ -8,6 +8,15 @@
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
+/**
+ * Which harness a record belongs to: its id and its folder (absolute, symlinks resolved). A copied
+ * folder that kept the id is another harness: its runs, proposals and versions are kept apart.
+ */
+export interface HarnessRef {
+  id: string;
+  dir: string;
+}
+
 /** One catalog row. */
 export interface HarnessRow {
   id: string;
@@ -91,4 +100,50 @@ export function listHarnesses(db: Hive): HarnessRow[] {
     unknown
   >[])
     .map(toRow);
+}
+
+/** A folder whose harness id is already the id of another folder (a copy that kept the id). */
+export interface DuplicateRow {
+  id: string;
+  /** The folder with the taken id. */
+  root_path: string;
+  /** The folder that holds the id in the catalog. */
+  owner_path: string;
+  seen_at: string;
+}
+
+/**
+ * Records that a folder's id is taken by another folder, so the workbench can say so.
+ *
+ * @param db The hive.
+ * @param d The folder, its id and the owner's folder.
+ */
+export function recordDuplicate(db: Hive, d: Omit<DuplicateRow, "seen_at">): void {
+  statement(
+    db,
+    `INSERT INTO harness_duplicates (root_path, id, owner_path, seen_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(root_path) DO UPDATE SET id = excluded.id, owner_path = excluded.owner_path,
+       seen_at = excluded.seen_at`,
+  ).run(d.root_path, d.id, d.owner_path, new Date().toISOString());
+}
+
+/**
+ * Forgets a duplicate record (the folder now has its own id, or owns it).
+ *
+ * @param db The hive.
+ * @param rootPath The folder.
+ */
+export function clearDuplicate(db: Hive, rootPath: string): void {
+  statement(db, "DELETE FROM harness_duplicates WHERE root_path = ?").run(rootPath);
+}
+
+/**
+ * Every recorded duplicate, by folder.
+ *
+ * @param db The hive.
+ * @returns The rows.
+ */
+export function listDuplicates(db: Hive): DuplicateRow[] {
+  return statement(db, "SELECT * FROM harness_duplicates ORDER BY root_path")
+    .all() as unknown as DuplicateRow[];
 }

@@ -76,4 +76,49 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX proposals_harness ON proposals(harness_id, status, created_at DESC);
   `,
+  // 3: runs, proposals and spec versions are bound to the harness's folder as well as its id, so a
+  // copied folder that kept the id does not share them. Rows written before are given the folder
+  // their journal lies in (the default trace folder), else the catalog's folder.
+  `
+  ALTER TABLE runs ADD COLUMN harness_dir TEXT NOT NULL DEFAULT '';
+  ALTER TABLE proposals ADD COLUMN harness_dir TEXT NOT NULL DEFAULT '';
+  ALTER TABLE spec_versions ADD COLUMN harness_dir TEXT NOT NULL DEFAULT '';
+  UPDATE runs SET harness_dir = CASE
+    WHEN trace_path LIKE '%/.framework/traces/' || run_id || '.jsonl'
+      THEN substr(trace_path, 1, length(trace_path) - length('/.framework/traces/' || run_id || '.jsonl'))
+    ELSE coalesce((SELECT root_path FROM harnesses h WHERE h.id = runs.harness_id), '')
+  END;
+  UPDATE proposals SET harness_dir =
+    coalesce((SELECT root_path FROM harnesses h WHERE h.id = proposals.harness_id), '');
+  UPDATE spec_versions SET harness_dir =
+    coalesce((SELECT root_path FROM harnesses h WHERE h.id = spec_versions.harness_id), '');
+  DROP INDEX runs_harness;
+  DROP INDEX runs_harness_status;
+  DROP INDEX runs_harness_totals;
+  DROP INDEX runs_harness_duration;
+  DROP INDEX runs_harness_signature;
+  DROP INDEX runs_harness_failures;
+  CREATE INDEX runs_harness ON runs(harness_id, harness_dir, run_id);
+  CREATE INDEX runs_harness_status ON runs(harness_id, harness_dir, status, run_id);
+  CREATE INDEX runs_harness_totals ON runs(harness_id, harness_dir, status, cost_usd, turns);
+  CREATE INDEX runs_harness_duration ON runs(harness_id, harness_dir, duration_ms);
+  CREATE INDEX runs_harness_signature
+    ON runs(harness_id, harness_dir, failure_signature, run_id, ended_at);
+  CREATE INDEX runs_harness_failures ON runs(harness_id, harness_dir, run_id)
+    WHERE failure_signature IS NOT NULL;
+  DROP INDEX proposals_harness;
+  CREATE INDEX proposals_harness ON proposals(harness_id, harness_dir, status, created_at DESC);
+  DROP INDEX spec_versions_harness;
+  DROP INDEX spec_versions_version;
+  CREATE INDEX spec_versions_harness ON spec_versions(harness_id, harness_dir, seq);
+  CREATE INDEX spec_versions_version ON spec_versions(harness_id, harness_dir, version);
+  ALTER TABLE proposals ADD COLUMN applied INTEGER NOT NULL DEFAULT 0;
+  UPDATE proposals SET applied = 1 WHERE status IN ('applied', 'partially_applied');
+  CREATE TABLE harness_duplicates (
+    root_path TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
+    owner_path TEXT NOT NULL,
+    seen_at TEXT NOT NULL
+  );
+  `,
 ];

@@ -8,6 +8,7 @@
 import { ownProcess } from "../runner/process_identity.ts";
 import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../runner/types.ts";
+import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
@@ -15,6 +16,8 @@ import { statement } from "../sqlite/statements.ts";
 export interface RunRow {
   run_id: string;
   harness_id: string;
+  /** The harness folder the run belongs to. */
+  harness_dir: string;
   status: RunStatus | "running";
   input_excerpt: string;
   output_excerpt: string;
@@ -56,6 +59,7 @@ export function insertRun(
   r: {
     run_id: string;
     harness_id: string;
+    harness_dir: string;
     input: string;
     started_at: string;
     spec_version: string;
@@ -66,12 +70,13 @@ export function insertRun(
   const owner = ownProcess();
   statement(
     db,
-    `INSERT INTO runs (run_id, harness_id, status, input_excerpt, started_at, spec_version, trace_path,
-       parent_run_id, owner_pid, owner_start)
-     VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
+       trace_path, parent_run_id, owner_pid, owner_start)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.run_id,
     r.harness_id,
+    r.harness_dir,
     excerpt(r.input),
     r.started_at,
     r.spec_version,
@@ -121,18 +126,21 @@ function toRow(r: Record<string, unknown> | undefined): RunRow | undefined {
 }
 
 /**
- * One run, bound to its harness: another harness's run is not found.
+ * One run, bound to its harness (id and folder): another harness's run, and the run of a copied
+ * folder that kept the id, are not found.
  *
  * @param db The hive.
- * @param harnessId The harness that asks.
+ * @param harness The harness that asks.
  * @param runId The run id.
  * @returns The row, or undefined.
  */
-export function getRun(db: Hive, harnessId: string, runId: string): RunRow | undefined {
+export function getRun(db: Hive, harness: HarnessRef, runId: string): RunRow | undefined {
   return toRow(
-    statement(db, "SELECT * FROM runs WHERE run_id = ? AND harness_id = ?").get(runId, harnessId) as
-      | Record<string, unknown>
-      | undefined,
+    statement(db, "SELECT * FROM runs WHERE run_id = ? AND harness_id = ? AND harness_dir = ?").get(
+      runId,
+      harness.id,
+      harness.dir,
+    ) as Record<string, unknown> | undefined,
   );
 }
 
@@ -163,11 +171,11 @@ export interface RunFilter {
  * Runs of one harness, newest first.
  *
  * @param db The hive.
- * @param harnessId The harness.
+ * @param harness The harness (id and folder).
  * @param filter Status, limit and paging.
  * @returns The rows.
  */
-export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): RunRow[] {
+export function listRuns(db: Hive, harness: HarnessRef, filter: RunFilter = {}): RunRow[] {
   const status = filter.status;
   if (status !== undefined && !isRunStatus(status) && status !== "running") {
     throw badInput(
@@ -176,8 +184,8 @@ export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): R
       }, running`,
     );
   }
-  const where = ["harness_id = ?"];
-  const args: (string | number)[] = [harnessId];
+  const where = ["harness_id = ?", "harness_dir = ?"];
+  const args: (string | number)[] = [harness.id, harness.dir];
   if (filter.status) {
     where.push("status = ?");
     args.push(filter.status);
@@ -192,4 +200,65 @@ export function listRuns(db: Hive, harnessId: string, filter: RunFilter = {}): R
     `SELECT * FROM runs WHERE ${where.join(" AND ")} ORDER BY run_id DESC LIMIT ?`,
   )
     .all(...args) as Record<string, unknown>[]).map((r) => toRow(r)!);
+}
+
+/**
+ * The harness a run belongs to (id and folder).
+ *
+ * @param row The run row.
+ * @returns Its binding.
+ */
+export function harnessOfRun(row: RunRow): HarnessRef {
+  return { id: row.harness_id, dir: row.harness_dir };
+}
+
+/** A failed run, as evidence for a proposal. */
+export interface FailedRun {
+  run_id: string;
+  failure_signature: string | null;
+  trace_path: string;
+}
+
+/**
+ * The newest failed runs of a harness (those with a failure signature).
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @param limit At most this many.
+ * @returns The runs, newest first.
+ */
+export function recentFailedRuns(db: Hive, harness: HarnessRef, limit: number): FailedRun[] {
+  return statement(
+    db,
+    `SELECT run_id, failure_signature, trace_path FROM runs
+     WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
+     ORDER BY run_id DESC LIMIT ?`,
+  ).all(harness.id, harness.dir, limit) as unknown as FailedRun[];
+}
+
+/**
+ * Run ids of a harness that failed with one signature after a time (automatic proposals count them).
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @param signature The failure signature.
+ * @param since Only runs that ended after this ISO time ("" for all).
+ * @param limit At most this many.
+ * @returns The run ids, newest first.
+ */
+export function failuresWithSignature(
+  db: Hive,
+  harness: HarnessRef,
+  signature: string,
+  since: string,
+  limit: number,
+): string[] {
+  return (statement(
+    db,
+    `SELECT run_id FROM runs
+     WHERE harness_id = ? AND harness_dir = ? AND failure_signature = ? AND ended_at > ?
+     ORDER BY run_id DESC LIMIT ?`,
+  ).all(harness.id, harness.dir, signature, since, limit) as { run_id: string }[]).map((r) =>
+    r.run_id
+  );
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
@@ -12,6 +13,8 @@ import { statement } from "../sqlite/statements.ts";
 export interface SpecVersionRow {
   seq: number;
   harness_id: string;
+  /** The harness folder. */
+  harness_dir: string;
   version: string;
   yaml: string;
   /** Who made it: `cli`, `http:<key_id>`, `proposal:<id>`, `init`. */
@@ -28,13 +31,13 @@ export interface SpecVersionRow {
  */
 export function recordSpecVersion(
   db: Hive,
-  v: { harness_id: string; version: string; yaml: string; source: string },
+  v: { harness_id: string; harness_dir: string; version: string; yaml: string; source: string },
 ): SpecVersionRow {
   const created_at = new Date().toISOString();
   const res = statement(
     db,
-    "INSERT INTO spec_versions (harness_id, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?)",
-  ).run(v.harness_id, v.version, v.yaml, v.source, created_at);
+    "INSERT INTO spec_versions (harness_id, harness_dir, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(v.harness_id, v.harness_dir, v.version, v.yaml, v.source, created_at);
   return { seq: Number(res.lastInsertRowid), ...v, created_at };
 }
 
@@ -42,11 +45,13 @@ export function recordSpecVersion(
  * The versions of one harness, newest first.
  *
  * @param db The hive.
- * @param harnessId The harness.
+ * @param harness The harness (id and folder).
  * @param limit At most this many.
  * @returns The rows.
  */
-export function listSpecVersions(db: Hive, harnessId: string, limit = 100): SpecVersionRow[] {
-  return statement(db, "SELECT * FROM spec_versions WHERE harness_id = ? ORDER BY seq DESC LIMIT ?")
-    .all(harnessId, limit) as unknown as SpecVersionRow[];
+export function listSpecVersions(db: Hive, harness: HarnessRef, limit = 100): SpecVersionRow[] {
+  return statement(
+    db,
+    "SELECT * FROM spec_versions WHERE harness_id = ? AND harness_dir = ? ORDER BY seq DESC LIMIT ?",
+  ).all(harness.id, harness.dir, limit) as unknown as SpecVersionRow[];
 }

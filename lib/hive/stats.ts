@@ -5,6 +5,7 @@
  */
 
 import { RUN_STATUSES, type RunStatus } from "../runner/types.ts";
+import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
@@ -45,15 +46,15 @@ export interface HarnessStats {
  *
  * @example
  * ```ts
- * const stats = harnessStats(openHive(), "hello");
+ * const stats = harnessStats(openHive(), { id: "hello", dir: "/work/harnesses/hello" });
  * stats.runs.success_rate;
  * ```
  * @param db The hive.
- * @param harnessId The harness.
+ * @param harness The harness (id and folder).
  * @param recent How many recent failures to list.
  * @returns The statistics.
  */
-export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessStats {
+export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): HarnessStats {
   const by_status = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<
     RunStatus,
     number
@@ -64,8 +65,8 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
   let turns = 0;
   const groups = statement(
     db,
-    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? GROUP BY status",
-  ).all(harnessId) as { status: string; n: number; cost: number; turns: number }[];
+    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? AND harness_dir = ? GROUP BY status",
+  ).all(harness.id, harness.dir) as { status: string; n: number; cost: number; turns: number }[];
   for (const g of groups) {
     cost += g.cost;
     if (g.status === "running") {
@@ -79,8 +80,10 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
   // Every finished run has a duration (finishRun and the interrupted marker set it).
   const p50 = total === 0 ? null : (statement(
     db,
-    "SELECT duration_ms FROM runs WHERE harness_id = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
-  ).get(harnessId, Math.floor((total - 1) / 2)) as { duration_ms: number } | undefined)
+    "SELECT duration_ms FROM runs WHERE harness_id = ? AND harness_dir = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
+  ).get(harness.id, harness.dir, Math.floor((total - 1) / 2)) as
+    | { duration_ms: number }
+    | undefined)
     ?.duration_ms ?? null;
   const hive = statement(
     db,
@@ -89,8 +92,9 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
   const failures = statement(
     db,
     `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
-     WHERE harness_id = ? AND failure_signature IS NOT NULL ORDER BY run_id DESC LIMIT ?`,
-  ).all(harnessId, recent) as {
+     WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
+     ORDER BY run_id DESC LIMIT ?`,
+  ).all(harness.id, harness.dir, recent) as {
     run_id: string;
     status: RunStatus;
     ended_at: string | null;
@@ -101,11 +105,11 @@ export function harnessStats(db: Hive, harnessId: string, recent = 10): HarnessS
   const failureGroups = statement(
     db,
     `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS last_run_id, max(ended_at) AS last_ended_at
-     FROM runs WHERE harness_id = ? AND failure_signature IS NOT NULL
+     FROM runs WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
      GROUP BY failure_signature ORDER BY count DESC, last_run_id DESC LIMIT 20`,
-  ).all(harnessId) as HarnessStats["failure_groups"];
+  ).all(harness.id, harness.dir) as HarnessStats["failure_groups"];
   return {
-    harness_id: harnessId,
+    harness_id: harness.id,
     runs: {
       total,
       running,

@@ -6,6 +6,7 @@
  */
 
 import { notFound } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, getRunAnyHarness, type RunRow } from "../hive/runs.ts";
 import type { JournalEvent } from "./event.ts";
@@ -23,15 +24,15 @@ export interface Trace {
 }
 
 /**
- * Finds a run for a harness (or, with `harnessId` null, any harness) or throws `not_found`.
+ * Finds a run for a harness (or, with `harness` null, any harness) or throws `not_found`.
  *
  * @param db The hive.
- * @param harnessId The harness that asks, or null for a local lookup.
+ * @param harness The harness that asks (id and folder), or null for a local lookup.
  * @param runId The run id.
  * @returns The row.
  */
-export function findRun(db: Hive, harnessId: string | null, runId: string): RunRow {
-  const row = harnessId === null ? getRunAnyHarness(db, runId) : getRun(db, harnessId, runId);
+export function findRun(db: Hive, harness: HarnessRef | null, runId: string): RunRow {
+  const row = harness === null ? getRunAnyHarness(db, runId) : getRun(db, harness, runId);
   if (!row) throw notFound(`Unknown run ${JSON.stringify(runId)}`, { run_id: runId });
   return row;
 }
@@ -60,16 +61,20 @@ export async function readJournalBytes(row: RunRow): Promise<Uint8Array> {
  *
  * @example
  * ```ts
- * const t = await getTrace(openHive(), "hello", runId);
+ * const t = await getTrace(openHive(), { id: "hello", dir: "/work/harnesses/hello" }, runId);
  * t.integrity.ok;
  * ```
  * @param db The hive.
- * @param harnessId The harness that asks, or null for a local lookup.
+ * @param harness The harness that asks (id and folder), or null for a local lookup.
  * @param runId The run id.
  * @returns The trace.
  */
-export async function getTrace(db: Hive, harnessId: string | null, runId: string): Promise<Trace> {
-  const run = findRun(db, harnessId, runId);
+export async function getTrace(
+  db: Hive,
+  harness: HarnessRef | null,
+  runId: string,
+): Promise<Trace> {
+  const run = findRun(db, harness, runId);
   const bytes = await readJournalBytes(run);
   return {
     run_id: run.run_id,

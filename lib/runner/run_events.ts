@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
@@ -21,20 +22,20 @@ const POLL_MS = 200;
  * Frames of a run after `afterSeq`, ending with `run_result`. Bound to a harness (404 otherwise).
  *
  * @param db The hive.
- * @param harnessId The harness that asks.
+ * @param harness The harness that asks (id and folder).
  * @param runId The run id.
  * @param afterSeq The last seq the client has.
  * @returns The frames.
  */
 export async function* runEventFrames(
   db: Hive,
-  harnessId: string,
+  harness: HarnessRef,
   runId: string,
   afterSeq = 0,
 ): AsyncGenerator<RunFrame> {
-  const row = findRun(db, harnessId, runId);
+  const row = findRun(db, harness, runId);
   const live = activeRun(runId);
-  if (live && live.harness_id === harnessId) {
+  if (live) {
     yield* runFrames(live, afterSeq);
     return;
   }
@@ -83,7 +84,7 @@ export async function* runEventFrames(
       };
     }
     if (finished) break;
-    const now = getRun(db, harnessId, runId);
+    const now = getRun(db, harness, runId);
     if (!now || now.status !== "running") {
       // Ended without a run_finished line (interrupted): answer from the hive row.
       const r = now ?? row;

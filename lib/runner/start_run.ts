@@ -7,10 +7,10 @@
  * @module
  */
 
+import { claimHarness } from "../spec/claim.ts";
 import { linkSignals } from "../linked_signal.ts";
 import { badInput, FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import { upsertHarness } from "../hive/harnesses.ts";
 import { openHive } from "../hive/open.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import { newRunId } from "../ids.ts";
@@ -184,10 +184,11 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     throw journalCreateError(err, spec.logging?.trace_dir);
   }
   const db = openHive();
-  upsertHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+  claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
   insertRun(db, {
     run_id,
     harness_id: spec.id,
+    harness_dir: loaded.dir,
     input: prepared.inputText,
     started_at: started.toISOString(),
     spec_version: loaded.version,

@@ -6,6 +6,7 @@
  */
 
 import { FrameworkError } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { findRun } from "../journal/trace.ts";
 import { activeRun } from "./active_runs.ts";
@@ -20,7 +21,7 @@ import type { RunResult } from "./types.ts";
  * console.log(result.status); // "error", failure signature "error:stopped"
  * ```
  * @param db The hive.
- * @param harnessId The harness that asks (another harness's run is not found), or null for any.
+ * @param harness The harness that asks (another harness's run is not found), or null for any.
  * @param runId The run.
  * @returns The run's result.
  * @throws `not_found` for an unknown run; `conflict` for a run that has already ended (or is owned
@@ -28,10 +29,10 @@ import type { RunResult } from "./types.ts";
  */
 export async function stopLiveRun(
   db: Hive,
-  harnessId: string | null,
+  harness: HarnessRef | null,
   runId: string,
 ): Promise<RunResult> {
-  const row = findRun(db, harnessId, runId);
+  const row = findRun(db, harness, runId);
   const handle = activeRun(row.run_id);
   if (!handle) {
     throw new FrameworkError(

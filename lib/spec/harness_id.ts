@@ -6,6 +6,7 @@
  */
 
 import { badInput } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
 import { isSlug } from "./schema.ts";
 import { checkHarness } from "./load.ts";
 
@@ -13,9 +14,9 @@ import { checkHarness } from "./load.ts";
  * Reads a harness folder's id.
  *
  * @param harnessDir The harness folder.
- * @returns The folder (resolved) and the id.
+ * @returns The folder (resolved) and the id: the hive's binding of the harness.
  */
-export async function harnessIdOf(harnessDir: string): Promise<{ dir: string; id: string }> {
+export async function harnessIdOf(harnessDir: string): Promise<HarnessRef> {
   const { dir, parsed } = await checkHarness(harnessDir);
   const id = (parsed.value as { id?: unknown } | undefined)?.id;
   if (!isSlug(id)) {

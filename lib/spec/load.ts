@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { HarnessRef } from "../hive/harnesses.ts";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { badInput, type FrameworkError } from "../errors.ts";
 import { specPath } from "../paths.ts";
@@ -38,6 +39,16 @@ export interface LoadedSpec {
   version: string;
   /** Warnings (a valid spec has no errors). */
   warnings: SpecIssue[];
+}
+
+/**
+ * The hive's binding of a loaded harness: its id and its folder.
+ *
+ * @param loaded The loaded spec.
+ * @returns `{id, dir}`.
+ */
+export function harnessRef(loaded: { dir: string; spec: { id: string } }): HarnessRef {
+  return { id: loaded.spec.id, dir: loaded.dir };
 }
 
 /**

@@ -6,7 +6,9 @@
  */
 
 import { traceDirProblem } from "../journal/trace_dir.ts";
+import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
+import { ownerOfId } from "./claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
 import { positionOf, sortIssues, type SpecIssue } from "./issues.ts";
 import { checkHarness, hasErrors } from "./load.ts";
@@ -46,6 +48,17 @@ export async function validateHarness(
 ): Promise<ValidationResult> {
   const { dir, parsed } = await checkHarness(harnessDir);
   const issues = [...parsed.issues];
+  const owner = parsed.spec ? idOwnerElsewhere(dir, parsed.spec.id) : null;
+  if (owner) {
+    issues.push({
+      path: "id",
+      severity: "warning",
+      message: `Another harness folder on this machine already has the id ${
+        JSON.stringify(parsed.spec!.id)
+      }: this folder's runs, proposals and versions are kept apart from that one's, and the workbench lists that one; give this harness its own id (framework set <dir> id <new-id> --string)`,
+      ...positionOf(parsed.doc, parsed.lineCounter, ["id"]),
+    });
+  }
   const traceProblem = parsed.spec && await traceDirProblem(dir, parsed.spec.logging?.trace_dir);
   if (traceProblem) {
     const path = ["logging", "trace_dir"];
@@ -77,4 +90,13 @@ export async function validateHarness(
     ...(typeof id === "string" ? { id } : {}),
     ...(valid ? { spec_version: specVersion(parsed.value) } : {}),
   };
+}
+
+/** The folder that owns `id` when it is another one; a hive that cannot be read reports nothing. */
+function idOwnerElsewhere(dir: string, id: string): string | null {
+  try {
+    return ownerOfId(openHive(), id, dir);
+  } catch {
+    return null;
+  }
 }

@@ -7,9 +7,16 @@
  * @module
  */
 
+import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { join, resolve, sep } from "node:path";
 import { badInput, notFound } from "../errors.ts";
-import { getHarness, type HarnessRow, listHarnesses, upsertHarness } from "../hive/harnesses.ts";
+import {
+  getHarness,
+  type HarnessRef,
+  type HarnessRow,
+  listDuplicates,
+  listHarnesses,
+} from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { parseSpecText } from "../spec/load.ts";
 import { checkHarnessCached } from "../spec/spec_cache.ts";
@@ -60,12 +67,12 @@ export async function registerHarnessDir(
   if (typeof value?.id !== "string") {
     throw badInput(`The harness.yaml in ${JSON.stringify(dir)} has no id`);
   }
-  return upsertHarness(db, {
+  return claimHarness(db, {
     id: value.id,
     root_path: real,
     name: typeof value.name === "string" ? value.name : value.id,
     ...(fork ? { is_fork: true, parent_id: fork.parent_id } : {}),
-  });
+  }).row;
 }
 
 /**
@@ -181,6 +188,39 @@ export async function catalogTree(db: Hive): Promise<CatalogNode[]> {
   };
   sort(top);
   return top;
+}
+
+/** A folder whose id is already another folder's: listed apart, never merged. */
+export interface DuplicateFolder {
+  id: string;
+  root_path: string;
+  /** The folder that holds the id in the catalog. */
+  owner_path: string;
+}
+
+/**
+ * Folders found with an id that another catalogued folder holds (copies that kept the id), while
+ * both still hold it.
+ *
+ * @param db The hive.
+ * @returns The duplicates.
+ */
+export function duplicateFolders(db: Hive): DuplicateFolder[] {
+  return listDuplicates(db).filter((d) =>
+    folderHoldsId(d.root_path, d.id) && getHarness(db, d.id)?.root_path === d.owner_path &&
+    folderHoldsId(d.owner_path, d.id)
+  ).map(({ id, root_path, owner_path }) => ({ id, root_path, owner_path }));
+}
+
+/**
+ * A catalogued harness as the hive binds it (id and folder), or `not_found`.
+ *
+ * @param db The hive.
+ * @param id The harness id.
+ * @returns `{id, dir}`.
+ */
+export function harnessRefOf(db: Hive, id: string): HarnessRef {
+  return { id, dir: harnessDirOf(db, id) };
 }
 
 /**

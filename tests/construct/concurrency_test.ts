@@ -6,6 +6,7 @@ import { openHive } from "../../lib/hive/open.ts";
 import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
 import { loadSpec, parseSpecText } from "../../lib/spec/load.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const CHILDREN = new URL("../helpers/children/", import.meta.url).pathname;
 
@@ -36,7 +37,7 @@ Deno.test("setField() from two processes at once: all 100 edits land and the fil
   assert.equal(Object.keys(ext).length, 100);
   const sets = (await readConstructionLog(dir)).filter((e) => e.op === "set");
   assert.equal(sets.length, 100);
-  assert.equal(listSpecVersions(openHive(), "bot", 1000).length, 101);
+  assert.equal(listSpecVersions(openHive(), byId("bot"), 1000).length, 101);
 });
 
 Deno.test("setField() called 50 times at once in one process: every edit lands", async () => {

@@ -9,6 +9,7 @@ import { openHive } from "../../lib/hive/open.ts";
 import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
 import { loadSpec } from "../../lib/spec/load.ts";
 import { tempDir, tempHome, writeFiles } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const CLI = { actor: "cli", caller: "cli" } as const;
 const HTTP = { actor: "http:key1", caller: "http" } as const;
@@ -39,7 +40,7 @@ Deno.test("setField() writes a typed value, logs it and records a spec version",
     ["cli", "set", "limits.max_turns", 4, 12],
   ]);
   assert.ok(!Number.isNaN(Date.parse(log[1]!.ts)));
-  const versions = listSpecVersions(openHive(), "bot");
+  const versions = listSpecVersions(openHive(), byId("bot"));
   assert.deepEqual(versions.map((v) => [v.version, v.source]), [[r.spec_version, "cli"], [
     versions[1]!.version,
     "init",

@@ -5,6 +5,7 @@ import { CLI_PATH } from "../helpers/cli.ts";
 import { memberToken, readSse, startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 function auth(token: string): HeadersInit {
   return { authorization: `Bearer ${token}` };
@@ -71,7 +72,7 @@ Deno.test("POST /run?stream=true: run_accepted, every journal event in order, ru
     trace.data.events.at(-1).payload,
     "run_result is the run_finished payload",
   );
-  const row = getRun(openHive(), "streamer", runId)!;
+  const row = getRun(openHive(), byId("streamer"), runId)!;
   assert.equal(row.status, last.data.status);
   assert.equal(row.head_hash, traces.at(-1)!.data.hash);
   assert.equal(row.turns, last.data.turns);

@@ -20,6 +20,7 @@ import {
   startWorkbenchProcess,
   workbenchCall,
 } from "../helpers/workbench.ts";
+import { byId } from "../helpers/hive.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -328,13 +329,13 @@ Deno.test("workbench: a whole offline copilot conversation, kept apart from the 
         assert.ok(json.data.harnesses.some((h: Json) => h.id === "refunds" && h.root_path === dir));
 
         withHive(home.path, (hive) => {
-          const row = getRun(hive, "refunds", targetRunId);
+          const row = getRun(hive, byId("refunds", hive), targetRunId);
           assert.ok(row, "the target run is in the hive under the target harness");
           assert.equal(row.harness_id, "refunds");
           assert.equal(row.status, "success");
           for (const id of copilotRunIds) {
             assert.equal(
-              getRun(hive, "refunds", id),
+              getRun(hive, byId("refunds", hive), id),
               undefined,
               "copilot runs are not the target's",
             );
@@ -384,7 +385,7 @@ Deno.test("workbench: a whole offline copilot conversation, kept apart from the 
   await t.step(
     "the target run's journal and hive row hold none of the copilot's words",
     async () => {
-      const row = withHive(home.path, (hive) => getRun(hive, "refunds", targetRunId)!);
+      const row = withHive(home.path, (hive) => getRun(hive, byId("refunds", hive), targetRunId)!);
       const bytes = await Deno.readFile(row.trace_path);
       const text = new TextDecoder().decode(bytes);
       const excerpts = `${row.input_excerpt}\n${row.output_excerpt}\n${row.error ?? ""}`;

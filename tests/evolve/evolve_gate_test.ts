@@ -320,7 +320,7 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
     }
     assert.equal(now.extensions, undefined);
     assert.equal(now.mcp_servers, undefined);
-    const stored = getProposal(openHive(), "gate-yaml", cliMixed.id);
+    const stored = getProposal(openHive(), { id: "gate-yaml", dir }, cliMixed.id);
     assert.deepEqual(yamlStatuses(stored), statuses);
   });
 
@@ -396,7 +396,7 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
         log,
         "nothing logged",
       );
-      const stored = getProposal(openHive(), "gate-yaml", p.id);
+      const stored = getProposal(openHive(), { id: "gate-yaml", dir }, p.id);
       assert.equal(stored.status, "queued");
       assert.ok(stored.yaml_changes.every((c) => c.status === "blocked"));
     },
@@ -518,7 +518,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
       assert.ok(c.diff.startsWith(`--- /dev/null\n+++ b/${path}\n`), `${path}: ${c.diff}`);
       assert.ok(c.diff.includes(`+// proposed content for ${path}`), path);
     }
-    const stored = JSON.stringify(getProposal(openHive(), "gate-code", p.id));
+    const stored = JSON.stringify(getProposal(openHive(), { id: "gate-code", dir }, p.id));
     for (const secret of Object.values(SECRETS)) {
       assert.ok(!stored.includes(secret), `the stored proposal does not contain ${secret}`);
     }
@@ -575,7 +575,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
     }
     assert.deepEqual(ignoreHive(await snapshot(tmp.path)), ignoreHive(tmpBefore));
     assert.deepEqual(await snapshot(outside.path), outsideBefore);
-    assert.equal(getProposal(openHive(), "gate-code", p.id).status, "queued");
+    assert.equal(getProposal(openHive(), { id: "gate-code", dir }, p.id).status, "queued");
   });
 
   await t.step("approving the pending changes writes exactly them", async () => {
@@ -642,7 +642,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
         "bad_input",
         "apply through the symlink",
       );
-      const stored = getProposal(openHive(), "gate-apply", p.id);
+      const stored = getProposal(openHive(), { id: "gate-apply", dir }, p.id);
       assert.equal(stored.code_changes[0]!.status, "blocked");
       assert.match(stored.code_changes[0]!.reason!, /symlink|outside/);
       assert.notEqual(stored.status, "applied");
@@ -675,7 +675,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
       );
       assert.equal(await Deno.readTextFile(`${dir}/workspace/a.md`), "the user's edit\n");
       assert.notEqual(
-        getProposal(openHive(), "gate-apply", p.id).code_changes[0]!.status,
+        getProposal(openHive(), { id: "gate-apply", dir }, p.id).code_changes[0]!.status,
         "applied",
       );
     },
@@ -719,7 +719,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
         "bad_input",
         "apply into the trace folder",
       );
-      const stored = getProposal(openHive(), "gate-apply", p.id).code_changes[0]!;
+      const stored = getProposal(openHive(), { id: "gate-apply", dir }, p.id).code_changes[0]!;
       assert.equal(stored.status, "blocked");
       assert.match(stored.reason!, /trace folder/);
       await assert.rejects(Deno.stat(`${dir}/logs/x.jsonl`), Deno.errors.NotFound);
@@ -748,7 +748,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
       if (error !== undefined) {
         assert.ok(error instanceof FrameworkError, `a FrameworkError, got ${error}`);
       }
-      const stored = getProposal(openHive(), "gate-apply", p.id);
+      const stored = getProposal(openHive(), { id: "gate-apply", dir }, p.id);
       const maxTurns = parseYaml(await Deno.readTextFile(`${dir}/harness.yaml`)).limits?.max_turns;
       assert.equal(
         stored.yaml_changes[0]!.status === "applied",
@@ -820,7 +820,7 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
       messages[1],
       "another harness's id looks exactly like an unknown one",
     );
-    const still = getProposal(openHive(), "bind-b", theirs.id);
+    const still = getProposal(openHive(), { id: "bind-b", dir: b }, theirs.id);
     assert.equal(still.status, "queued");
     assert.ok(still.yaml_changes.every((c) => c.status === "pending"));
   });
@@ -828,7 +828,7 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
   await t.step("library: getProposal, applyProposal, rejectProposal answer not_found", async () => {
     for (const id of [theirs.id, unknown]) {
       assert.throws(
-        () => getProposal(openHive(), "bind-a", id),
+        () => getProposal(openHive(), { id: "bind-a", dir: a }, id),
         (err: unknown) => err instanceof FrameworkError && err.kind === "not_found",
       );
       await rejectsWith(
@@ -838,7 +838,7 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
       );
       await rejectsWith(rejectProposal(a, id, "no", { caller: "proposal" }), "not_found", "reject");
     }
-    assert.equal(getProposal(openHive(), "bind-b", theirs.id).status, "queued");
+    assert.equal(getProposal(openHive(), { id: "bind-b", dir: b }, theirs.id).status, "queued");
     assert.equal(parseYaml(await Deno.readTextFile(`${b}/harness.yaml`)).limits, undefined);
   });
 
@@ -951,7 +951,7 @@ Deno.test("evolution.auto_propose: after N failures of one signature, in the bac
       model: scripted([{ text: AUTO_ANSWER, delay_ms: 1500 }]),
     }),
   );
-  const proposals = () => listProposals(openHive(), "auto-on");
+  const proposals = () => listProposals(openHive(), { id: "auto-on", dir });
 
   const firstRuns: RunResult[] = [];
   await t.step("two failures of one signature draft nothing", async () => {
@@ -1050,10 +1050,10 @@ Deno.test("evolution.auto_propose: signatures are not mixed; successes never cou
       assert.ok(verify.every((r) => r.status === "verify_failed"));
       assert.ok(errors.every((r) => r.status === "error"), JSON.stringify(errors[0]));
       assert.notEqual(verify[0]!.failure_signature, errors[0]!.failure_signature);
-      assert.equal(listProposals(openHive(), "auto-mixed").length, 0);
+      assert.equal(listProposals(openHive(), { id: "auto-mixed", dir }).length, 0);
       verify.push(await runOnce(dir));
       await settleBackground();
-      const list = listProposals(openHive(), "auto-mixed");
+      const list = listProposals(openHive(), { id: "auto-mixed", dir });
       assert.equal(list.length, 1);
       assert.deepEqual([...list[0]!.evidence.run_ids].sort(), verify.map((r) => r.run_id).sort());
     },
@@ -1073,7 +1073,7 @@ Deno.test("evolution.auto_propose: signatures are not mixed; successes never cou
     const results = await Promise.all(runs.map((r) => r.result));
     assert.ok(results.every((r) => r.status === "verify_failed"));
     await settleBackground();
-    assert.equal(listProposals(openHive(), "auto-together").length, 1);
+    assert.equal(listProposals(openHive(), { id: "auto-together", dir }).length, 1);
   });
 
   await t.step("successful runs never trigger it (auto_propose_after: 1)", async () => {
@@ -1091,7 +1091,7 @@ Deno.test("evolution.auto_propose: signatures are not mixed; successes never cou
       assert.equal(r.failure_signature, null);
     }
     await settleBackground();
-    assert.equal(listProposals(openHive(), "auto-success").length, 0);
+    assert.equal(listProposals(openHive(), { id: "auto-success", dir }).length, 0);
   });
 
   for (
@@ -1112,7 +1112,7 @@ Deno.test("evolution.auto_propose: signatures are not mixed; successes never cou
         assert.equal((await runOnce(dir)).status, "verify_failed");
       }
       await settleBackground();
-      assert.equal(listProposals(openHive(), name).length, 0);
+      assert.equal(listProposals(openHive(), { id: name, dir }).length, 0);
     });
   }
 });

@@ -7,6 +7,7 @@ import { jsonOk } from "../helpers/cli_assert.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 /** The evolver's scripted answer: one YAML change and two code changes. */
 const ANSWER = {
@@ -148,7 +149,7 @@ Deno.test("the whole evolution loop offline: failing runs, propose over HTTP and
     ]);
     assert.equal(jsonOk(await cli(["get", dir, "limits.max_turns", "--json"])).value, 3);
     assert.equal(await evolved(), 1, "the first application counts");
-    const versions = listSpecVersions(openHive(), "shop");
+    const versions = listSpecVersions(openHive(), byId("shop"));
     assert.equal(versions[0]!.source, `proposal:${httpProposal}`);
   });
 

@@ -5,6 +5,7 @@ import { listProposals } from "../../lib/evolve/proposals_store.ts";
 import { verifyJournal } from "../../lib/journal/verify.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const CHILDREN = new URL("../helpers/children/", import.meta.url).pathname;
 
@@ -30,7 +31,7 @@ Deno.test("a run whose process is killed is marked error/interrupted on the next
   reader.releaseLock();
   assert.match(runId, /^run_/);
   // Wait until the child has journalled its second model call (six lines).
-  const row = () => getRun(openHive(), "slow", runId);
+  const row = () => getRun(openHive(), byId("slow"), runId);
   const lines = async () =>
     (await Deno.readTextFile(row()!.trace_path).catch(() => "")).split("\n").length - 1;
   for (let i = 0; i < 500 && (row()?.status !== "running" || (await lines()) < 6); i++) {
@@ -68,7 +69,7 @@ Deno.test("two processes running 50 runs each against one hive: all 100 rows, no
   assert.equal(ra.code, 0, errors);
   assert.equal(rb.code, 0, errors);
   assert.ok(!/locked|busy/i.test(errors), errors);
-  const runs = listRuns(openHive(), "busy", { limit: 1000 });
+  const runs = listRuns(openHive(), byId("busy"), { limit: 1000 });
   assert.equal(runs.length, 100);
   assert.ok(runs.every((r) => r.status === "success" && r.events === 8));
 });
@@ -77,14 +78,14 @@ Deno.test("listRuns() and listProposals() refuse an unknown status filter, namin
   await using _home = await tempHome();
   const hive = openHive();
   assert.throws(
-    () => listRuns(hive, "h", { status: "done" }),
+    () => listRuns(hive, byId("h", hive), { status: "done" }),
     /Unknown status "done": expected one of success, .*running/,
   );
-  assert.throws(() => listRuns(hive, "h", { status: "" }), /Unknown status ""/);
-  assert.deepEqual(listRuns(hive, "h", { status: "running" }), []);
+  assert.throws(() => listRuns(hive, byId("h", hive), { status: "" }), /Unknown status ""/);
+  assert.deepEqual(listRuns(hive, byId("h", hive), { status: "running" }), []);
   assert.throws(
-    () => listProposals(hive, "h", "open"),
+    () => listProposals(hive, byId("h", hive), "open"),
     /Unknown status "open": expected one of queued/,
   );
-  assert.deepEqual(listProposals(hive, "h", "queued"), []);
+  assert.deepEqual(listProposals(hive, byId("h", hive), "queued"), []);
 });

@@ -4,6 +4,7 @@ import { harnessStats } from "../../lib/hive/stats.ts";
 import { startRun } from "../../lib/runner/start_run.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 Deno.test("harnessStats() counts statuses, cost, turns, the median duration and failure groups", async () => {
   await using _home = await tempHome();
@@ -35,7 +36,7 @@ Deno.test("harnessStats() counts statuses, cost, turns, the median duration and 
   await writeHarness(tmp.path, "other", { model: scripted([{ text: "x" }]) });
   await (await startRun(`${tmp.path}/other`, { input: "x" })).result;
 
-  const s = harnessStats(openHive(), "mix");
+  const s = harnessStats(openHive(), byId("mix"));
   assert.equal(s.harness_id, "mix");
   assert.equal(s.runs.total, 6);
   assert.equal(s.runs.running, 0);
@@ -70,7 +71,7 @@ Deno.test("harnessStats() counts statuses, cost, turns, the median duration and 
 
 Deno.test("harnessStats() of a harness without runs", async () => {
   await using _home = await tempHome();
-  const s = harnessStats(openHive(), "nothing");
+  const s = harnessStats(openHive(), byId("nothing"));
   assert.equal(s.runs.total, 0);
   assert.equal(s.runs.success_rate, null);
   assert.equal(s.runs.avg_turns, null);

@@ -6,6 +6,7 @@ import { startRun } from "../../lib/runner/start_run.ts";
 import { type FakeLlm, startFakeLlm } from "../helpers/fake_llm.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const PRICING = { input_per_mtok: 3, output_per_mtok: 15 };
 
@@ -88,7 +89,7 @@ for (const { provider, stream } of PROVIDERS) {
       events.find((e) => e.type === "tool_result")!.payload.content,
       "Order 42: shipped",
     );
-    assert.equal(getRun(openHive(), "shop", result.run_id)!.cost_usd, result.cost_usd);
+    assert.equal(getRun(openHive(), byId("shop"), result.run_id)!.cost_usd, result.cost_usd);
   });
 }
 

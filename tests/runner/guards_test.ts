@@ -14,6 +14,7 @@ import type { RunResult } from "../../lib/runner/types.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const PRICING = { input_per_mtok: 1, output_per_mtok: 2 };
 
@@ -43,7 +44,7 @@ async function run(
   const events = parseJournal(bytes);
   assert.equal(events.at(-1)!.type, "run_finished");
   assert.deepEqual(events.at(-1)!.payload, JSON.parse(JSON.stringify(result)));
-  const row = getRun(openHive(), result.harness_id, result.run_id)!;
+  const row = getRun(openHive(), byId(result.harness_id), result.run_id)!;
   assert.equal(row.status, result.status);
   assert.equal(row.failure_signature, result.failure_signature);
   assert.equal(row.head_hash, events.at(-1)!.hash);
@@ -402,7 +403,7 @@ Deno.test("code guardrails run in the sandbox of a trusted folder; one that thro
         assert.match(e.message, /guards\/g\.ts#check/);
         return true;
       });
-      assert.equal(listRuns(openHive(), "code-untrusted").length, 0);
+      assert.equal(listRuns(openHive(), byId("code-untrusted")).length, 0);
       await assert.rejects(Deno.stat(`${dir}/.framework/traces`), Deno.errors.NotFound);
     },
   );

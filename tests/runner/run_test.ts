@@ -10,6 +10,7 @@ import { startRun } from "../../lib/runner/start_run.ts";
 import type { RunResult } from "../../lib/runner/types.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const PRICING = { input_per_mtok: 1, output_per_mtok: 2 };
 
@@ -23,7 +24,7 @@ async function checkEndToEnd(result: RunResult, tracePath: string) {
   const last = events.at(-1)!;
   assert.equal(last.type, "run_finished");
   assert.deepEqual(last.payload, JSON.parse(JSON.stringify(result)));
-  const row = getRun(openHive(), result.harness_id, result.run_id)!;
+  const row = getRun(openHive(), byId(result.harness_id), result.run_id)!;
   assert.equal(row.status, result.status);
   assert.equal(row.turns, result.turns);
   assert.equal(row.cost_usd, result.cost_usd);
@@ -275,7 +276,7 @@ Deno.test("startRun() takes input literally and refuses bad input before recordi
     assert.deepEqual(call.payload.append, [{ role: "user", content: "file content" }]);
   });
   await t.step("refusals", async () => {
-    const before = listRuns(openHive(), "lit").length;
+    const before = listRuns(openHive(), byId("lit")).length;
     for (
       const input of [{}, { input: 5 }, { input_file: "../x" }, { input_file: "missing.txt" }, {
         input_file: ".",
@@ -287,7 +288,7 @@ Deno.test("startRun() takes input literally and refuses bad input before recordi
         JSON.stringify(input),
       );
     }
-    assert.equal(listRuns(openHive(), "lit").length, before);
+    assert.equal(listRuns(openHive(), byId("lit")).length, before);
   });
 });
 
@@ -301,7 +302,7 @@ Deno.test("startRun() runs 20 runs at once in one process", async () => {
   const results = await Promise.all(runs.map((r) => r.result));
   assert.ok(results.every((r) => r.status === "success"));
   assert.equal(new Set(results.map((r) => r.run_id)).size, 20);
-  assert.equal(listRuns(openHive(), "many", { limit: 100 }).length, 20);
+  assert.equal(listRuns(openHive(), byId("many"), { limit: 100 }).length, 20);
 });
 
 Deno.test("startRun() retries a 429 and journals each retry", async () => {

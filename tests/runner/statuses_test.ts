@@ -12,6 +12,7 @@ import { type RunHandle, startRun } from "../../lib/runner/start_run.ts";
 import type { RunResult } from "../../lib/runner/types.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 const PRICING = { input_per_mtok: 3, output_per_mtok: 15 };
 
@@ -43,7 +44,7 @@ async function finish(run: RunHandle): Promise<{ result: RunResult; events: Jour
   const lastHash = JSON.parse(lines.at(-1)!).hash as string;
   assert.equal(lastHash, last.hash);
 
-  const row = getRun(openHive(), result.harness_id, result.run_id);
+  const row = getRun(openHive(), byId(result.harness_id), result.run_id);
   assert.ok(row, "the run has a hive row");
   assert.equal(row.status, result.status);
   assert.equal(row.failure_signature, result.failure_signature);

@@ -17,6 +17,7 @@ import { BUILTIN_TOOLS, type BuiltinTool } from "../../lib/tools/builtin_tools.t
 import { type ToolContext, ToolError } from "../../lib/tools/tool.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { byId } from "../helpers/hive.ts";
 
 /** Which `logging.trace_dir` a fixture harness uses. */
 type Variant = "plain" | "traces" | "moved";
@@ -534,7 +535,7 @@ Deno.test("startRun() rejects an unsafe input_file with bad_input before recordi
       const f = fx[c.variant];
       await assertBadInput(startRun(f.dir, { input_file: pathOf(c, f) }), c.why);
       await assertBadInput(startRun(f.dir, { input: "hello", input_file: pathOf(c, f) }), c.why);
-      assert.deepEqual(listRuns(openHive(), f.spec.id), []);
+      assert.deepEqual(listRuns(openHive(), byId(f.spec.id)), []);
       assert.deepEqual(await journals(f.traceDir), []);
     });
   }
@@ -567,7 +568,7 @@ Deno.test("startRun() reads a safe input_file and records its real relative path
     assert.equal(first.payload.input, NOTE);
   });
   await t.step("each run was recorded", () => {
-    assert.equal(listRuns(openHive(), "traces").length, cases.length);
-    assert.equal(listRuns(openHive(), "plain").length, 1);
+    assert.equal(listRuns(openHive(), byId("traces")).length, cases.length);
+    assert.equal(listRuns(openHive(), byId("plain")).length, 1);
   });
 });

@@ -318,6 +318,7 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
       body: JSON.stringify({
         path: "evolution.model",
         value: { provider: "scripted", name: "test-evolver", replies: [{ text: EVOLVER_ANSWER }] },
+        confirm_frozen: true, // a person's confirmed edit: evolution.model is frozen otherwise
       }),
     });
     assert.equal(set.status, 200, await set.text());

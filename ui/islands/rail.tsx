@@ -14,7 +14,7 @@ import { Time } from "../components/time.tsx";
 import { paths } from "../paths.ts";
 import { HOME, type Route, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
-import type { CatalogNode, Conversation } from "../types.ts";
+import type { CatalogNode, Conversation, DuplicateFolder } from "../types.ts";
 
 /**
  * The rail island.
@@ -24,7 +24,9 @@ import type { CatalogNode, Conversation } from "../types.ts";
 export function Rail() {
   const store = useStore();
   const route = store.route.value;
-  const catalog = useApi<{ harnesses: CatalogNode[] }>(paths.catalog());
+  const catalog = useApi<{ harnesses: CatalogNode[]; duplicates?: DuplicateFolder[] }>(
+    paths.catalog(),
+  );
   const convs = useApi<{ conversations: Conversation[] }>(paths.conversations());
   const [creating, setCreating] = useState(false);
   const harnesses = catalog.data?.harnesses ?? [];
@@ -78,6 +80,14 @@ export function Rail() {
             </p>
           )
           : <p class="rail-empty">{catalog.error ? catalog.error.message : "Loading…"}</p>}
+        {(catalog.data?.duplicates ?? []).map((d) => (
+          <p class="rail-note" role="note" data-duplicate={d.root_path} key={d.root_path}>
+            <strong>{d.root_path}</strong> has the id <code>{d.id}</code>, which{" "}
+            <span class="path">{d.owner_path}</span>{" "}
+            already has. It is kept apart (its runs are its own) and not listed; give it its own id
+            with <code>framework set {d.root_path} id &lt;new-id&gt; --string</code>.
+          </p>
+        ))}
       </section>
 
       <section class="rail-section rail-convs" aria-labelledby="rail-convs">

@@ -25,7 +25,7 @@ import { isSlug, SLUG_RULE } from "../../spec/schema.ts";
 import { validateHarness } from "../../spec/validate.ts";
 import { type Tool, ToolError } from "../../tools/tool.ts";
 import { buildToolset } from "../../tools/toolset.ts";
-import { catalogTree, harnessDirOf, registerHarnessDir } from "../catalog.ts";
+import { catalogTree, harnessDirOf, harnessRefOf, registerHarnessDir } from "../catalog.ts";
 import { addArtifact } from "../conversations.ts";
 import type { WorkbenchDb } from "../db.ts";
 import { forgetMemory, listMemories, rememberMemory } from "../memories.ts";
@@ -236,7 +236,7 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
         const { id, dir } = target(ctx, args);
         const text = await Deno.readTextFile(join(dir, "harness.yaml"));
         const validation = await validateHarness(dir, { code: false });
-        const stats = harnessStats(ctx.hive, id);
+        const stats = harnessStats(ctx.hive, { id, dir });
         return {
           id,
           dir,
@@ -329,7 +329,8 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
         const runId = str(args, "run_id") ?? ctx.selection.run_id;
         if (!runId) throw new ToolError("no_run", "No run is selected; name one");
         const harnessId = str(args, "harness") ?? ctx.selection.harness_id;
-        const trace = await getTrace(ctx.hive, harnessId, runId);
+        const harness = harnessId ? harnessRefOf(ctx.hive, harnessId) : null;
+        const trace = await getTrace(ctx.hive, harness, runId);
         const lastCall = trace.events.findLast((e) => e.type === "model_call");
         const folded = lastCall ? foldContext(trace.events, lastCall.seq) : null;
         ctx.selection.run_id = runId;
@@ -358,8 +359,8 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
       HARNESS,
       [],
       (args) => {
-        const { id } = target(ctx, args);
-        const s = harnessStats(ctx.hive, id);
+        const { id, dir } = target(ctx, args);
+        const s = harnessStats(ctx.hive, { id, dir });
         return Promise.resolve({
           id,
           runs: s.runs,
