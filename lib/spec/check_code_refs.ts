@@ -9,8 +9,9 @@
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { traceDir } from "../paths.ts";
-import { createSandboxPool, type Grant, splitCodeRef } from "../tools/sandbox.ts";
-import { codeRefsOf } from "./code_refs.ts";
+import { createSemaphore } from "../semaphore.ts";
+import { createSandbox, type Grant, type Sandbox, splitCodeRef } from "../tools/sandbox.ts";
+import { codeRefsOf, type CodeRefUse } from "./code_refs.ts";
 import type { HarnessSpec } from "./schema.ts";
 
 /** A problem with a code ref, before it is located in the YAML text. */
@@ -38,7 +39,24 @@ export function sourceExports(source: string, name: string): boolean | undefined
 }
 
 /**
- * Checks every code ref of a spec.
+ * How many sandbox processes code-ref validation may have alive at once, in the whole process:
+ * `FRAMEWORK_VALIDATE_SANDBOXES` (default 2). Validation is reachable with a read token
+ * (`POST /validate`), so it must not start one process per request; further validations wait their
+ * turn. Runs are bounded by their own capacity gate.
+ */
+export const VALIDATE_SANDBOXES = Math.max(
+  1,
+  Number(Deno.env.get("FRAMEWORK_VALIDATE_SANDBOXES")) || 2,
+);
+const sandboxPermits = createSemaphore(VALIDATE_SANDBOXES);
+
+/** Validations in flight, by harness folder and what they check: one answer for all who ask. */
+const inFlight = new Map<string, Promise<CodeRefProblem[]>>();
+
+/**
+ * Checks every code ref of a spec. In a trusted folder each module is loaded in a sandbox, one sandbox
+ * at a time per validation and at most {@link VALIDATE_SANDBOXES} in the whole process; concurrent
+ * checks of the same refs in the same folder share one answer.
  *
  * @example
  * ```ts
@@ -49,19 +67,36 @@ export function sourceExports(source: string, name: string): boolean | undefined
  * @param trusted Whether the folder is trusted (only then is code loaded).
  * @returns The problems.
  */
-export async function checkCodeRefs(
+export function checkCodeRefs(
   harnessDir: string,
   spec: HarnessSpec,
   trusted: boolean,
 ): Promise<CodeRefProblem[]> {
   const refs = codeRefsOf(spec);
+  if (!refs.length) return Promise.resolve([]);
+  const key = JSON.stringify([harnessDir, trusted, spec.logging?.trace_dir ?? null, refs]);
+  const running = inFlight.get(key);
+  if (running) return running;
+  const check = checkRefs(harnessDir, refs, trusted, traceDir(harnessDir, spec.logging?.trace_dir))
+    .finally(() => inFlight.delete(key));
+  inFlight.set(key, check);
+  return check;
+}
+
+async function checkRefs(
+  harnessDir: string,
+  refs: CodeRefUse[],
+  trusted: boolean,
+  traces: string,
+): Promise<CodeRefProblem[]> {
   const problems: CodeRefProblem[] = [];
-  if (!refs.length) return problems;
-  const pool = trusted
-    ? createSandboxPool(harnessDir, traceDir(harnessDir, spec.logging?.trace_dir))
-    : undefined;
+  // Refs with the same grants share a sandbox; one sandbox lives at a time.
+  const grantKey = (u: CodeRefUse) => JSON.stringify(u.permissions ?? {});
+  const ordered = [...refs].sort((a, b) => grantKey(a).localeCompare(grantKey(b)));
+  const release = trusted ? await sandboxPermits.acquire() : undefined;
+  let box: { key: string; sandbox: Sandbox } | undefined;
   try {
-    for (const use of refs) {
+    for (const use of ordered) {
       const { path, name } = splitCodeRef(use.ref);
       let absolute: string;
       try {
@@ -86,12 +121,16 @@ export async function checkCodeRefs(
         });
         continue;
       }
-      if (pool) {
+      if (trusted) {
+        if (box?.key !== grantKey(use)) {
+          await box?.sandbox.close();
+          box = {
+            key: grantKey(use),
+            sandbox: createSandbox(harnessDir, use.permissions as Grant | undefined, traces),
+          };
+        }
         try {
-          const info = await pool.for(use.permissions as Grant | undefined).describe(
-            use.ref,
-            30_000,
-          );
+          const info = await box.sandbox.describe(use.ref, 30_000);
           if (!info.exported) {
             problems.push({
               path: use.path,
@@ -131,7 +170,10 @@ export async function checkCodeRefs(
       }
     }
   } finally {
-    await pool?.close();
+    await box?.sandbox.close();
+    release?.();
   }
-  return problems;
+  // Problems in the order of the spec.
+  const order = new Map(refs.map((u, i) => [u.path, i]));
+  return problems.sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0));
 }

@@ -18,6 +18,7 @@ import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { workspaceDir } from "../paths.ts";
 import type { SandboxResponse } from "./sandbox_protocol.ts";
+import { harnessReads } from "./sandbox_reads.ts";
 import { ToolError } from "./tool.ts";
 
 /** Grants beyond the default sandbox (the spec's `permissions`). */
@@ -76,52 +77,31 @@ interface Permissions {
   read: string[];
   /** Sensitive paths inside the readable folders, denied even though their folder is allowed. */
   denyRead: string[];
+  /** The same promise as an allow-list (the Worker cannot deny inside an allowed folder). */
+  readAllowList: string[];
   write: string[];
   net: string[];
   env: string[];
   imports: boolean;
 }
 
-const SKIP_DIRS = new Set(["node_modules", ".git"]);
-
-/**
- * The sensitive paths inside a harness folder that code must not read although it may read the
- * folder: `.framework/` (keys, trust, logs, traces), every `.env*` file or folder (credentials), and a
- * trace folder moved inside the harness. Found case-insensitively; the walk is bounded.
- *
- * @param harnessDir The harness folder.
- * @param traceDir The trace folder, when configured.
- * @returns Absolute paths.
- */
-export function sensitivePathsIn(harnessDir: string, traceDir?: string): string[] {
-  const out: string[] = [];
-  let budget = 5000;
-  const walk = (dir: string) => {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (--budget < 0) return;
-      const lower = e.name.toLowerCase();
-      const path = `${dir}/${e.name}`;
-      if (lower === ".framework" || lower.startsWith(".env")) out.push(path);
-      else if (e.isDirectory && !SKIP_DIRS.has(e.name)) walk(path);
-    }
-  };
-  walk(harnessDir);
-  if (traceDir && traceDir.startsWith(harnessDir + "/")) out.push(traceDir);
-  return out;
-}
-
 function permissionsFor(harnessDir: string, grant: Grant, traceDir?: string): Permissions {
   const rel = (p: string) => resolve(harnessDir, p);
+  const granted = (grant.read ?? []).map(rel);
+  const reads = harnessReads(harnessDir, traceDir, granted);
+  const workspace = workspaceDir(harnessDir);
+  let workspaceExists = true;
+  try {
+    Deno.lstatSync(workspace);
+  } catch {
+    workspaceExists = false;
+  }
   return {
-    read: [harnessDir, ...(grant.read ?? []).map(rel)],
-    denyRead: sensitivePathsIn(harnessDir, traceDir),
-    write: [workspaceDir(harnessDir), ...(grant.write ?? []).map(rel)],
+    read: [harnessDir, ...granted],
+    denyRead: reads.deny,
+    // A workspace made after the start is still readable to the code that writes it.
+    readAllowList: [...reads.allow, ...(workspaceExists ? [] : [workspace]), ...granted],
+    write: [workspace, ...(grant.write ?? []).map(rel)],
     net: grant.net ?? [],
     env: grant.env ?? [],
     imports: grant.imports === true,
@@ -151,12 +131,19 @@ export function sandboxFlags(harnessDir: string, grant: Grant = {}, traceDir?: s
   ];
 }
 
-/** Whether a `deno` executable runs this process (so child processes can be started). */
-function canSpawnDeno(): boolean {
+/** Where sandboxed code runs: a child `deno` process, or a Worker (a compiled binary). */
+export type SandboxMode = "process" | "worker";
+
+/**
+ * The sandbox mode of this process: `FRAMEWORK_SANDBOX` when set, else a child process when a `deno`
+ * executable runs this process (so children can be started), else a Worker.
+ *
+ * @returns The mode.
+ */
+export function sandboxMode(): SandboxMode {
   const mode = Deno.env.get("FRAMEWORK_SANDBOX");
-  if (mode === "worker") return false;
-  if (mode === "process") return true;
-  return /^deno(\.exe)?$/i.test(basename(Deno.execPath()));
+  if (mode === "worker" || mode === "process") return mode;
+  return /^deno(\.exe)?$/i.test(basename(Deno.execPath())) ? "process" : "worker";
 }
 
 function processTransport(
@@ -265,16 +252,17 @@ function processTransport(
 function workerTransport(
   harnessDir: string,
   grant: Grant,
+  traceDir: string | undefined,
   onMessage: (m: SandboxResponse) => void,
   onExit: (why: string) => void,
 ): Transport {
-  // Workers cannot deny paths inside an allowed folder (p.denyRead); only this fallback has that gap.
-  const p = permissionsFor(harnessDir, grant);
+  // A Worker cannot deny paths inside an allowed folder: it reads an explicit allow-list instead.
+  const p = permissionsFor(harnessDir, grant, traceDir);
   const worker = new Worker(new URL("./sandbox_worker.ts", import.meta.url).href, {
     type: "module",
     deno: {
       permissions: {
-        read: p.read,
+        read: p.readAllowList,
         write: p.write,
         net: p.net.length ? p.net : false,
         env: p.env.length ? p.env : false,
@@ -329,9 +317,16 @@ type Pending = {
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param grant Extra grants from the spec.
+ * @param traceDir The trace folder, never readable by the code.
+ * @param mode A child process or a Worker (default {@link sandboxMode}).
  * @returns The sandbox.
  */
-export function createSandbox(harnessDir: string, grant: Grant = {}, traceDir?: string): Sandbox {
+export function createSandbox(
+  harnessDir: string,
+  grant: Grant = {},
+  traceDir?: string,
+  mode: SandboxMode = sandboxMode(),
+): Sandbox {
   let transport: Transport | undefined;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -369,9 +364,9 @@ export function createSandbox(harnessDir: string, grant: Grant = {}, traceDir?: 
       transport = undefined;
       failAll(new ToolError("failed", why));
     };
-    transport = canSpawnDeno()
+    transport = mode === "process"
       ? processTransport(harnessDir, grant, traceDir, onMessage, onExit, onStray)
-      : workerTransport(harnessDir, grant, onMessage, onExit);
+      : workerTransport(harnessDir, grant, traceDir, onMessage, onExit);
     return transport;
   };
 
@@ -448,9 +443,15 @@ export interface SandboxPool {
  * Creates a pool of sandboxes for a run.
  *
  * @param harnessDir The harness folder.
+ * @param traceDir The trace folder, never readable by the code.
+ * @param mode A child process or a Worker (default {@link sandboxMode}).
  * @returns The pool.
  */
-export function createSandboxPool(harnessDir: string, traceDir?: string): SandboxPool {
+export function createSandboxPool(
+  harnessDir: string,
+  traceDir?: string,
+  mode: SandboxMode = sandboxMode(),
+): SandboxPool {
   const boxes = new Map<string, Sandbox>();
   return {
     for(grant = {}) {
@@ -463,7 +464,7 @@ export function createSandboxPool(harnessDir: string, traceDir?: string): Sandbo
       ]);
       let box = boxes.get(key);
       if (!box) {
-        box = createSandbox(harnessDir, grant, traceDir);
+        box = createSandbox(harnessDir, grant, traceDir, mode);
         boxes.set(key, box);
       }
       return box;
