@@ -1,8 +1,9 @@
 /**
  * The one read-modify-write of `harness.yaml` that every change goes through: under the spec lock
  * (in-process and across processes), validate the result before writing, write atomically, append the
- * construction log and record the new spec version in the hive. An edit that would leave the spec
- * invalid is refused and the file stays byte-identical.
+ * construction log and record the new spec version in the hive. An edit that would add a problem is
+ * refused and the file stays byte-identical; an edit of a spec that already has problems is allowed
+ * when it adds none (so an invalid harness can be repaired one field at a time).
  *
  * @module
  */
@@ -22,6 +23,7 @@ import {
   readSpecText,
   resolveHarnessDir,
 } from "../spec/load.ts";
+import type { SpecIssue } from "../spec/issues.ts";
 import { specVersion } from "../spec/version.ts";
 import { appendConstructionLog, type ConstructionEntry } from "./construction_log.ts";
 
@@ -46,6 +48,8 @@ export interface MutationResult {
   spec_version: string;
   /** False when the edit produced the same text (nothing was written). */
   changed: boolean;
+  /** Whether the spec is valid after the change (a repair may leave other problems). */
+  valid: boolean;
 }
 
 /** Who makes a change and which operation it is. */
@@ -54,6 +58,8 @@ export interface MutationContext {
   op: ConstructionEntry["op"];
   /** Describes the action in error messages, e.g. `Cannot set "limits.max_turns"`. */
   describe: string;
+  /** The edit replaces the whole text (allowed even when the current text does not parse). */
+  wholeText?: boolean;
 }
 
 /**
@@ -67,18 +73,24 @@ export interface MutationContext {
 export async function mutateSpec(
   harnessDir: string,
   ctx: MutationContext,
-  edit: (current: ParsedSpecText) => EditOutcome,
+  edit: (current: ParsedSpecText, dir: string) => EditOutcome,
 ): Promise<MutationResult> {
   const dir = await resolveHarnessDir(harnessDir);
   return await withFileLock(specLockPath(dir), async () => {
     await removeStaleTemps(dir);
     const current = parseSpecText(await readSpecText(dir));
-    if (current.value === undefined) {
-      throw invalidSpecError(current.issues, `${ctx.describe}: harness.yaml does not parse`);
+    if (current.value === undefined && !ctx.wholeText) {
+      throw invalidSpecError(
+        current.issues,
+        `${ctx.describe}: harness.yaml does not parse; fix its text as a whole`,
+      );
     }
-    const outcome = edit(current);
+    const outcome = edit(current, dir);
     const next = parseSpecText(outcome.text);
-    if (!next.spec || hasErrors(next.issues)) throw invalidSpecError(next.issues, ctx.describe);
+    const added = newErrors(current.issues, next.issues);
+    if (added.length || next.value === undefined) {
+      throw invalidSpecError(added.length ? added : next.issues, ctx.describe);
+    }
     const version = specVersion(next.value);
     const result = {
       dir,
@@ -87,14 +99,30 @@ export async function mutateSpec(
       new: outcome.new,
       spec_version: version,
     };
-    if (outcome.text === current.text) return { ...result, changed: false };
+    const valid = !!next.spec && !hasErrors(next.issues);
+    if (outcome.text === current.text) return { ...result, changed: false, valid };
     await writeFileAtomic(specPath(dir), outcome.text);
     const entries = outcome.entries ??
       [{ op: ctx.op, path: outcome.path, old: outcome.old, new: outcome.new }];
     for (const e of entries) await appendConstructionLog(dir, { actor: ctx.actor, ...e });
-    recordVersion(dir, next, version, ctx.actor);
-    return { ...result, changed: true };
+    // Only a valid spec is a version (a repair that leaves problems is written, not recorded).
+    if (next.spec && !hasErrors(next.issues)) recordVersion(dir, next, version, ctx.actor);
+    return { ...result, changed: true, valid: !!next.spec && !hasErrors(next.issues) };
   });
+}
+
+/**
+ * The errors of `next` that `current` did not have (compared by path and message): what an edit would
+ * add. Warnings never count.
+ *
+ * @param current The issues before the edit.
+ * @param next The issues after it.
+ * @returns The added errors.
+ */
+export function newErrors(current: readonly SpecIssue[], next: readonly SpecIssue[]): SpecIssue[] {
+  const key = (i: SpecIssue) => `${i.path}\u0000${i.message}`;
+  const before = new Set(current.filter((i) => i.severity === "error").map(key));
+  return next.filter((i) => i.severity === "error" && !before.has(key(i)));
 }
 
 /**

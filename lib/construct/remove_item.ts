@@ -63,7 +63,10 @@ export async function removeItem(
     harnessDir,
     { actor: options.actor, op: "remove", describe },
     (current) => {
-      const resolved = resolvePath(current.value, path, { lastByName: byName });
+      const resolved = resolvePath(current.value, path, {
+        lastByName: byName,
+        unknownIfPresent: true,
+      });
       if (!resolved.exists) throw badInput(`${describe}: nothing is set there`, { path });
       return {
         text: deleteInText(current.text, resolved.path),

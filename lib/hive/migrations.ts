@@ -112,6 +112,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX spec_versions_version;
   CREATE INDEX spec_versions_harness ON spec_versions(harness_id, harness_dir, seq);
   CREATE INDEX spec_versions_version ON spec_versions(harness_id, harness_dir, version);
+  CREATE INDEX spec_versions_dir ON spec_versions(harness_dir, seq);
   ALTER TABLE proposals ADD COLUMN applied INTEGER NOT NULL DEFAULT 0;
   UPDATE proposals SET applied = 1 WHERE status IN ('applied', 'partially_applied');
   CREATE TABLE harness_duplicates (

@@ -55,3 +55,18 @@ export function listSpecVersions(db: Hive, harness: HarnessRef, limit = 100): Sp
     "SELECT * FROM spec_versions WHERE harness_id = ? AND harness_dir = ? ORDER BY seq DESC LIMIT ?",
   ).all(harness.id, harness.dir, limit) as unknown as SpecVersionRow[];
 }
+
+/**
+ * The newest version recorded for a harness folder, whatever its id was then (for a file that no
+ * longer parses, whose id cannot be read).
+ *
+ * @param db The hive.
+ * @param dir The harness folder.
+ * @returns The row, or undefined.
+ */
+export function latestSpecVersionIn(db: Hive, dir: string): SpecVersionRow | undefined {
+  return statement(
+    db,
+    "SELECT * FROM spec_versions WHERE harness_dir = ? ORDER BY seq DESC LIMIT 1",
+  ).get(dir) as SpecVersionRow | undefined;
+}

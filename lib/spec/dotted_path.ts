@@ -116,6 +116,11 @@ export interface ResolvedPath {
 export interface ResolveOptions {
   /** The last segment names a list entry and is never read as an index (`remove {kind, name}`). */
   lastByName?: boolean;
+  /**
+   * A key the schema does not know is accepted where the value holds it (`remove` of a typo such as
+   * `limits.max_turnz`, so an invalid spec can be repaired).
+   */
+  unknownIfPresent?: boolean;
 }
 
 /**
@@ -163,7 +168,9 @@ export function resolvePath(
       );
     }
     const known = knownKeysAt(harnessSchema, path, spec);
-    if (known.length && !known.includes(segment)) {
+    const present = options.unknownIfPresent === true && exists && !!value &&
+      typeof value === "object" && Object.hasOwn(value, segment);
+    if (known.length && !known.includes(segment) && !present) {
       const hint = closest(segment, known);
       throw badInput(
         `Unknown path ${JSON.stringify(dottedPath)}: ${JSON.stringify(segment)} is not a field of ${

@@ -266,7 +266,7 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
   });
 
   await t.step(
-    "Spec: a field edit goes through the construction API; a frozen field is refused",
+    "Spec: a field edit goes through the construction API; a frozen field needs a confirmation",
     async () => {
       await page.locator('[data-tab="spec"]').click();
       await page.locator('[data-testid="spec"]').waitFor();
@@ -288,18 +288,22 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
       tb.takeErrors(/Failed to load resource: the server responded with a status of 400/);
       assert.match(await Deno.readTextFile(join(refunds, "harness.yaml")), /max_turns: 4/);
 
-      // A frozen safety field is marked and cannot be saved here.
+      // A frozen safety field is marked, and is only saved after the person confirms it.
       assert.match(await page.locator('tr[data-path="model.name"]').innerText(), /frozen/);
       await page.locator("#field-path").fill("model.name");
-      await page.locator('[data-testid="frozen-refusal"]').waitFor();
+      await page.locator('[data-testid="frozen-note"]').waitFor();
       assert.match(
-        await page.locator('[data-testid="frozen-refusal"]').innerText(),
+        await page.locator('[data-testid="frozen-note"]').innerText(),
         /frozen safety field/,
       );
-      assert.equal(await page.getByRole("button", { name: "Save" }).isDisabled(), true);
-      assert.equal(await page.locator("#field-value").isDisabled(), true);
+      await page.locator("#field-value").fill("confirmed-script");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.locator('[data-testid="confirm-frozen"]').waitFor();
       await tb.screenshot("ui", "05-spec");
-      // The API refuses it too, whatever a page does.
+      assert.match(await Deno.readTextFile(join(refunds, "harness.yaml")), /name: starter-script/);
+      await page.getByRole("button", { name: "Cancel" }).click();
+      assert.match(await Deno.readTextFile(join(refunds, "harness.yaml")), /name: starter-script/);
+      // The API refuses it without the confirmation, whatever a page does.
       const res = await fetch(`${wb.url}/api/harnesses/refunds/set`, {
         method: "POST",
         headers: { "content-type": "application/json" },

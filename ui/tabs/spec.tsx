@@ -1,19 +1,22 @@
 /**
- * Spec: the `harness.yaml` text as it is on disk, and a form that changes one dotted field through the
- * construction API (comments and layout of the file are kept). Frozen safety fields are marked and
- * cannot be edited here; the API's errors are shown next to the field.
+ * Spec: the `harness.yaml` of a harness, its problems first (each with the edit that fixes it), the
+ * text as it is on disk (editable as a whole, validated before it is written), and a form that
+ * changes one dotted field through the construction API (comments and layout kept). An edit is saved
+ * when it adds no problem, so an invalid harness can be repaired a step at a time. Frozen safety
+ * fields are marked: proposals, the copilot and the control plane can never write them; the person
+ * at this page can, after confirming it.
  *
  * @module
  */
 
-import { useMemo, useState } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
 import { frozenRootIn } from "../../lib/spec/frozen.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { oneLine } from "../format.ts";
 import { paths } from "../paths.ts";
-import { useApi, useStore } from "../store.ts";
+import { type Store, useApi, useStore } from "../store.ts";
 import type { HarnessDetail, SpecView } from "../types.ts";
 
 /**
@@ -28,40 +31,135 @@ export function SpecTab(props: { harness: HarnessDetail }) {
   return <SpecBody harness={props.harness} view={spec.data} />;
 }
 
+/** A refusal the page can turn into a confirmation: the frozen field it touched. */
+function frozenRootOfError(err: unknown): string | null {
+  return err instanceof ApiError && err.kind === "forbidden" &&
+      typeof err.details.frozen_root === "string"
+    ? err.details.frozen_root
+    : null;
+}
+
+/** Reloads what shows the spec after a change. */
+function refreshSpec(store: Store, id: string): void {
+  store.cache.refresh(paths.harness(id));
+  store.cache.refresh(paths.spec(id));
+  store.cache.refresh(paths.catalog());
+}
+
 function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
   const { view } = props;
+  const store = useStore();
   const leaves = useMemo(() => leafPaths(props.harness.spec ?? {}), [props.harness.spec]);
   const [path, setPath] = useState("");
   const [value, setValue] = useState("");
+  const formRef = useRef<HTMLFormElement>(null);
   const issueLines = new Set(view.issues.map((i) => i.line).filter((l) => l !== undefined));
+  const errors = view.issues.filter((i) => i.severity === "error");
+
+  /** Puts a field into the form, scrolls to it and focuses its value. */
+  const edit = (p: string) => {
+    const current = leaves.find(([l]) => l === p)?.[1];
+    setPath(p);
+    // Text that would read as JSON (`"12"`, `"true"`) is quoted.
+    setValue(
+      current === undefined
+        ? ""
+        : typeof current === "string" && parseValue(current) === current
+        ? current
+        : JSON.stringify(current),
+    );
+    formRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    requestAnimationFrame(() => document.getElementById("field-value")?.focus());
+  };
+
+  const [removing, setRemoving] = useState<string | null>(null);
+  const remove = async (p: string) => {
+    setRemoving(p);
+    try {
+      await callApi(
+        store.fetcher,
+        `${paths.harness(props.harness.id)}/remove`,
+        jsonBody("POST", { path: p }),
+      );
+      refreshSpec(store, props.harness.id);
+      store.notify(`Removed ${p}`);
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    } finally {
+      setRemoving(null);
+    }
+  };
+
   return (
     <div class="spec" data-testid="spec">
       <div class="spec-text">
-        <h2 class="section-title">harness.yaml</h2>
         {view.issues.length
           ? (
-            <ul class="issues" aria-label="Problems in harness.yaml">
-              {view.issues.map((i, k) => (
-                <li key={k} class={`issue issue-${i.severity}`}>
-                  <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
-                  {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
-                </li>
-              ))}
-            </ul>
+            <section class="spec-problems" aria-labelledby="spec-problems-title">
+              <h2 class="section-title" id="spec-problems-title">
+                {errors.length
+                  ? `${errors.length} ${errors.length === 1 ? "problem" : "problems"} to fix`
+                  : "Warnings"}
+              </h2>
+              {errors.length
+                ? (
+                  <p class="muted small">
+                    The harness cannot run until these are fixed. Each edit is saved when it adds no
+                    new problem, so you can fix them one at a time, here or in the text below.
+                  </p>
+                )
+                : null}
+              <ul class="issues" aria-label="Problems in harness.yaml">
+                {view.issues.map((i, k) => {
+                  const unknownKey = /^Unknown key /.test(i.message) && !!i.path;
+                  return (
+                    <li key={k} class={`issue issue-${i.severity}`} data-issue={i.path}>
+                      <div>
+                        <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
+                        {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
+                      </div>
+                      {i.path && i.severity === "error"
+                        ? (
+                          <div class="issue-actions">
+                            {unknownKey
+                              ? (
+                                <button
+                                  type="button"
+                                  class="link-button"
+                                  disabled={removing === i.path}
+                                  onClick={() => void remove(i.path)}
+                                >
+                                  Remove <code>{i.path}</code>
+                                </button>
+                              )
+                              : (
+                                <button
+                                  type="button"
+                                  class="link-button"
+                                  onClick={() => edit(i.path)}
+                                >
+                                  Fix <code>{i.path}</code>
+                                </button>
+                              )}
+                          </div>
+                        )
+                        : null}
+                    </li>
+                  );
+                })}
+              </ul>
+            </section>
           )
           : null}
-        <pre
-          class="yaml"
-          aria-label="harness.yaml"
-        ><code>{view.text.replace(/\n$/, "").split("\n").map((line, i) => (
-          <span key={i} class={issueLines.has(i + 1) ? "line line-issue" : "line"}>
-            <span class="ln" aria-hidden="true">{i + 1}</span>
-            {line + "\n"}
-          </span>
-        ))}</code></pre>
+        <TextEditor
+          harness={props.harness}
+          view={view}
+          issueLines={issueLines}
+        />
       </div>
       <div class="spec-edit">
         <EditForm
+          formRef={formRef}
           harness={props.harness}
           frozen={view.frozen}
           leaves={leaves}
@@ -79,36 +177,24 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
                 <tr key={p} class={frozen ? "frozen" : ""} data-path={p}>
                   <td>
                     <code>{p}</code>
+                    {frozen
+                      ? (
+                        <span
+                          class="frozen-mark"
+                          title={`Frozen safety field (${frozen}): you can change it after confirming; proposals, the copilot and the control plane never can`}
+                        >
+                          <Icon name="lock" size={12} /> frozen
+                        </span>
+                      )
+                      : null}
                   </td>
                   <td class="excerpt" title={typeof v === "string" ? v : JSON.stringify(v)}>
                     {oneLine(v, 40)}
                   </td>
                   <td class="act">
-                    {frozen
-                      ? (
-                        <span
-                          class="frozen-mark"
-                          title={`Frozen safety field (${frozen}): edit harness.yaml on disk`}
-                        >
-                          <Icon name="lock" size={13} /> frozen
-                        </span>
-                      )
-                      : (
-                        <button
-                          type="button"
-                          class="link-button"
-                          onClick={() => {
-                            setPath(p);
-                            // Text that would read as JSON (`"12"`, `"true"`) is quoted.
-                            setValue(
-                              typeof v === "string" && parseValue(v) === v ? v : JSON.stringify(v),
-                            );
-                            document.getElementById("field-value")?.focus();
-                          }}
-                        >
-                          Edit
-                        </button>
-                      )}
+                    <button type="button" class="link-button" onClick={() => edit(p)}>
+                      Edit
+                    </button>
                   </td>
                 </tr>
               );
@@ -117,15 +203,169 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
         </table>
         <p class="muted small">
           <Icon name="lock" size={12} />{" "}
-          Frozen safety fields ({view.frozen.join(", ")}) change only by editing{" "}
-          <code>harness.yaml</code> yourself; neither this page nor a proposal can write them.
+          Frozen safety fields ({view.frozen.join(", ")}) are never written by proposals, the
+          copilot or the control plane. Here you can change them after confirming.
         </p>
       </div>
     </div>
   );
 }
 
+/** The text of `harness.yaml`: shown with its problem lines, or edited as a whole. */
+function TextEditor(
+  props: { harness: HarnessDetail; view: SpecView; issueLines: Set<number | undefined> },
+) {
+  const store = useStore();
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(props.view.text);
+  const [error, setError] = useState<string | null>(null);
+  const [confirmRoot, setConfirmRoot] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const save = async (confirmFrozen = false) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await callApi<{ changed: boolean; valid: boolean }>(
+        store.fetcher,
+        paths.spec(props.harness.id),
+        jsonBody("PUT", { text, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
+      );
+      setConfirmRoot(null);
+      setEditing(false);
+      refreshSpec(store, props.harness.id);
+      store.notify(
+        !r.changed
+          ? "harness.yaml was already this text"
+          : r.valid
+          ? "Saved harness.yaml"
+          : "Saved harness.yaml; other problems remain",
+      );
+    } catch (err) {
+      const root = frozenRootOfError(err);
+      if (root && !confirmFrozen) setConfirmRoot(root);
+      else setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!editing) {
+    return (
+      <>
+        <div class="section-head">
+          <h2 class="section-title">harness.yaml</h2>
+          <button
+            type="button"
+            class="button"
+            data-testid="edit-text"
+            onClick={() => {
+              setText(props.view.text);
+              setError(null);
+              setConfirmRoot(null);
+              setEditing(true);
+            }}
+          >
+            Edit as text
+          </button>
+        </div>
+        <pre
+          class="yaml"
+          aria-label="harness.yaml"
+        ><code>{props.view.text.replace(/\n$/, "").split("\n").map((line, i) => (
+          <span key={i} class={props.issueLines.has(i + 1) ? "line line-issue" : "line"}>
+            <span class="ln" aria-hidden="true">{i + 1}</span>
+            {line + "\n"}
+          </span>
+        ))}</code></pre>
+      </>
+    );
+  }
+  return (
+    <form
+      class="text-editor"
+      aria-label="Edit harness.yaml as text"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <div class="section-head">
+        <h2 class="section-title">harness.yaml</h2>
+        <span class="muted small">
+          Checked before it is written; nothing changes if it is refused.
+        </span>
+      </div>
+      <textarea
+        class="yaml-input"
+        name="text"
+        aria-label="harness.yaml text"
+        spellcheck={false}
+        value={text}
+        rows={Math.min(40, Math.max(12, text.split("\n").length + 2))}
+        aria-invalid={error ? true : undefined}
+        onInput={(e) => {
+          setText((e.target as HTMLTextAreaElement).value);
+          setError(null);
+          setConfirmRoot(null);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      {error ? <p class="field-error" role="alert" data-testid="text-error">{error}</p> : null}
+      {confirmRoot
+        ? (
+          <ConfirmFrozen
+            root={confirmRoot}
+            busy={busy}
+            onConfirm={() => void save(true)}
+            onCancel={() => setConfirmRoot(null)}
+          />
+        )
+        : null}
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={busy}>Save harness.yaml</button>
+        <button type="button" class="button" disabled={busy} onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Asks before a person's edit writes a frozen safety field. */
+function ConfirmFrozen(
+  props: { root: string; busy: boolean; onConfirm: () => void; onCancel: () => void },
+) {
+  return (
+    <div class="confirm-frozen" role="alertdialog" aria-label="Confirm a frozen field">
+      <p>
+        <Icon name="lock" size={13} /> This changes{" "}
+        <code>{props.root}</code>, a frozen safety field: proposals, the copilot and the control
+        plane can never change it. Change it yourself?
+      </p>
+      <div class="form-actions">
+        <button
+          type="button"
+          class="primary"
+          data-testid="confirm-frozen"
+          disabled={props.busy}
+          onClick={props.onConfirm}
+        >
+          Yes, change {props.root}
+        </button>
+        <button type="button" class="button" onClick={props.onCancel}>Cancel</button>
+      </div>
+    </div>
+  );
+}
+
 function EditForm(props: {
+  formRef: { current: HTMLFormElement | null };
   harness: HarnessDetail;
   frozen: string[];
   leaves: [string, unknown][];
@@ -136,6 +376,7 @@ function EditForm(props: {
 }) {
   const store = useStore();
   const [error, setError] = useState<string | null>(null);
+  const [confirmRoot, setConfirmRoot] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const path = props.path.trim();
   const frozen = path ? frozenRootIn(path, props.frozen) : undefined;
@@ -143,32 +384,52 @@ function EditForm(props: {
   const parsed = parseValue(props.value);
   const multiline = props.value.includes("\n") || props.value.length > 60;
 
-  const save = async (ev: Event) => {
-    ev.preventDefault();
-    if (!path || frozen) return;
+  const send = async (confirmFrozen: boolean) => {
     setBusy(true);
     setError(null);
     try {
-      const r = await callApi<{ path: string; old: unknown; new: unknown; changed: boolean }>(
+      const r = await callApi<
+        { path: string; old: unknown; new: unknown; changed: boolean; valid?: boolean }
+      >(
         store.fetcher,
         `${paths.harness(props.harness.id)}/set`,
-        jsonBody("POST", { path, value: parsed }),
+        jsonBody("POST", {
+          path,
+          value: parsed,
+          ...(confirmFrozen ? { confirm_frozen: true } : {}),
+        }),
       );
-      store.cache.refresh(paths.harness(props.harness.id));
+      setConfirmRoot(null);
+      refreshSpec(store, props.harness.id);
       store.notify(
         r.changed
-          ? `Set ${r.path}: ${oneLine(r.old ?? "(unset)", 30)} → ${oneLine(r.new, 30)}`
+          ? `Set ${r.path}: ${oneLine(r.old ?? "(unset)", 30)} → ${oneLine(r.new, 30)}${
+            r.valid === false ? " (other problems remain)" : ""
+          }`
           : `${r.path} already was ${oneLine(r.new, 30)}`,
       );
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      const root = frozenRootOfError(err);
+      if (root && !confirmFrozen) setConfirmRoot(root);
+      else setError(err instanceof ApiError ? err.message : String(err));
     } finally {
       setBusy(false);
     }
   };
 
+  const save = (ev: Event) => {
+    ev.preventDefault();
+    if (!path) return;
+    // A frozen field is asked about before anything is sent.
+    if (frozen && !confirmRoot) {
+      setConfirmRoot(frozen);
+      return;
+    }
+    void send(!!frozen);
+  };
+
   return (
-    <form class="edit-form" onSubmit={save} aria-label="Change a field">
+    <form class="edit-form" onSubmit={save} aria-label="Change a field" ref={props.formRef}>
       <h2 class="section-title">Change a field</h2>
       <label class="field">
         <span>Dotted path</span>
@@ -180,11 +441,12 @@ function EditForm(props: {
           placeholder="limits.max_turns"
           autoComplete="off"
           spellcheck={false}
-          aria-invalid={frozen || error ? true : undefined}
+          aria-invalid={error ? true : undefined}
           aria-describedby="field-path-note"
           onInput={(e) => {
             props.setPath((e.target as HTMLInputElement).value);
             setError(null);
+            setConfirmRoot(null);
           }}
         />
         <datalist id="spec-paths">
@@ -194,11 +456,10 @@ function EditForm(props: {
       <div id="field-path-note" class="field-note" aria-live="polite">
         {frozen
           ? (
-            <p class="field-error" role="alert" data-testid="frozen-refusal">
+            <p class="frozen-note" data-testid="frozen-note">
               <Icon name="lock" size={13} /> <code>{path}</code>{" "}
-              is a frozen safety field (<code>{frozen}</code>). It cannot be edited here; change
-              {" "}
-              <code>harness.yaml</code> on disk if you mean it.
+              is a frozen safety field (<code>{frozen}</code>): proposals, the copilot and the
+              control plane can never change it. You can, after confirming.
             </p>
           )
           : current
@@ -221,12 +482,12 @@ function EditForm(props: {
           placeholder="12"
           autoComplete="off"
           spellcheck={false}
-          disabled={!!frozen}
           aria-invalid={error ? true : undefined}
           aria-describedby="field-value-note"
           onInput={(e) => {
             props.setValue((e.target as HTMLTextAreaElement).value);
             setError(null);
+            setConfirmRoot(null);
           }}
           onKeyDown={(e) => {
             // Enter saves a one-line value; Ctrl+Enter saves a longer one.
@@ -248,7 +509,16 @@ function EditForm(props: {
           )
           : null}
       </div>
-      <button type="submit" class="primary" disabled={busy || !path || !!frozen}>Save</button>
+      {confirmRoot
+        ? (
+          <ConfirmFrozen
+            root={confirmRoot}
+            busy={busy}
+            onConfirm={() => void send(true)}
+            onCancel={() => setConfirmRoot(null)}
+          />
+        )
+        : <button type="submit" class="primary" disabled={busy || !path}>Save</button>}
     </form>
   );
 }
