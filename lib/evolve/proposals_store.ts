@@ -25,6 +25,8 @@ export interface YamlChange {
   status: ChangeStatus;
   /** Why it is blocked or skipped. */
   reason?: string;
+  /** Skipped at draft because it would change nothing. */
+  noop?: boolean;
 }
 
 /** A change of a file of the harness. */
@@ -37,6 +39,8 @@ export interface CodeChange {
   diff: string;
   status: ChangeStatus;
   reason?: string;
+  /** Skipped at draft because the file already has this content. */
+  noop?: boolean;
   /** The new content. */
   content: string;
   /** SHA-256 of the file when drafted (null: it did not exist); a different file at apply is a conflict. */

@@ -19,7 +19,8 @@ import { traceDir as traceDirOf } from "../paths.ts";
 import { type Caller, frozenRoots } from "../spec/frozen.ts";
 import { loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
-import { sha256Hex } from "../spec/version.ts";
+import { resolvePath } from "../spec/dotted_path.ts";
+import { canonicalJson, sha256Hex } from "../spec/version.ts";
 import { gatherEvidence } from "./evidence.ts";
 import { gateCodeChange, gateYamlChange } from "./gate.ts";
 import {
@@ -90,6 +91,23 @@ export function parseEvolverAnswer(text: string): z.infer<typeof answerSchema> {
   return parsed.data;
 }
 
+/** Why a change that changes nothing is skipped when a proposal is drafted. */
+const NOOP_REASON = "already in place: it would change nothing";
+
+/**
+ * Whether a YAML change would leave the spec as it is: a `set` to the value already there, or a
+ * `remove` of something not set.
+ *
+ * @param spec The parsed spec value.
+ * @param change The change (already through the gate).
+ * @returns True for a no-op.
+ */
+export function yamlChangeIsNoop(spec: unknown, change: Pick<YamlChange, "path" | "op" | "value">) {
+  const resolved = resolvePath(spec, change.path);
+  if (change.op === "remove") return !resolved.exists;
+  return resolved.exists && canonicalJson(resolved.value) === canonicalJson(change.value ?? null);
+}
+
 /**
  * Drafts and queues a proposal. Changes to frozen roots, unknown paths, and files outside the harness,
  * in sensitive paths or onto `harness.yaml` are recorded as `blocked`.
@@ -151,13 +169,17 @@ export async function proposeImprovement(
   const specValue = JSON.parse(JSON.stringify(spec));
   const yaml_changes: YamlChange[] = answer.yaml_changes.map((c) => {
     const verdict = gateYamlChange(specValue, c, options.caller);
-    return {
+    const change: YamlChange = {
       path: c.path,
       op: c.op,
       ...(c.op === "set" ? { value: c.value ?? null } : {}),
       status: verdict.ok ? "pending" : "blocked",
       ...(verdict.ok ? {} : { reason: verdict.reason }),
     };
+    if (verdict.ok && yamlChangeIsNoop(specValue, change)) {
+      Object.assign(change, { status: "skipped", noop: true, reason: NOOP_REASON });
+    }
+    return change;
   });
   const code_changes: CodeChange[] = [];
   for (const [i, c] of answer.code_changes.entries()) {
@@ -170,16 +192,32 @@ export async function proposeImprovement(
         before = null;
       }
     }
+    const noop = verdict.ok && before === c.content;
     code_changes.push({
       id: `c${i + 1}`,
       path: c.path,
       // A blocked path is never read: its diff shows only the proposed content.
       diff: unifiedDiff(c.path, before, c.content),
-      status: verdict.ok ? "pending" : "blocked",
-      ...(verdict.ok ? {} : { reason: verdict.reason }),
+      status: noop ? "skipped" : verdict.ok ? "pending" : "blocked",
+      ...(noop
+        ? { noop: true, reason: NOOP_REASON }
+        : verdict.ok
+        ? {}
+        : { reason: verdict.reason }),
       content: c.content,
       base_sha256: before === null ? null : sha256Hex(before),
     });
+  }
+  // A proposal that would change nothing is not queued (blocked changes are: a person sees them).
+  const all = [...yaml_changes, ...code_changes];
+  if (all.every((c) => c.noop)) {
+    throw new FrameworkError(
+      "conflict",
+      all.length === 0
+        ? "The evolver proposed no change; nothing was queued"
+        : `Nothing was queued: every change the evolver proposed is already in place (${all.length})`,
+      { noop_changes: all.length },
+    );
   }
   const now = new Date().toISOString();
   const proposal: Proposal = {

@@ -65,7 +65,9 @@ Deno.test("credentials: a mutate+evolve token cannot point the evolver at its ow
   await using root = await tempDir();
   const dir = await writeHarness(root.path, "victim", {
     model: scripted([{ text: "ok" }]),
-    evolution: { model: evolverProposing([]) },
+    evolution: {
+      model: evolverProposing([{ path: "instructions", op: "set", value: "Be brief.\n" }]),
+    },
   });
   const { token } = await memberToken(dir, home.path, "attacker", ["mutate", "evolve", "read"]);
   await using plane = await startControlPlane(dir, {
