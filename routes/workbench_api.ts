@@ -16,6 +16,7 @@ import { withCheckedHost } from "../lib/http/host.ts";
 import { Hono } from "hono";
 import { addItem } from "../lib/construct/add_item.ts";
 import { removeRequest, setRequest } from "../lib/construct/edit_requests.ts";
+import { replaceSpecText } from "../lib/construct/replace_spec.ts";
 import { removeItem } from "../lib/construct/remove_item.ts";
 import { setField } from "../lib/construct/set_field.ts";
 import { badInput, FrameworkError } from "../lib/errors.ts";
@@ -53,6 +54,8 @@ import {
   harnessRefOf,
   registerHarnessDir,
 } from "../lib/workbench/catalog.ts";
+import { createRescan } from "../lib/workbench/rescan.ts";
+import { checkSelection } from "../lib/workbench/selection.ts";
 import { pendingTurn, startChatTurn } from "../lib/workbench/chat.ts";
 import {
   createConversation,
@@ -119,10 +122,11 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   const hive = openHive();
   const db = openWorkbenchDb();
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
-  await discoverHarnesses(hive, options.dirs ?? [], [
-    options.harnessesDir,
-    ...(options.scanDirs ?? []),
-  ]);
+  const scanRoots = [options.harnessesDir, ...(options.scanDirs ?? [])];
+  await discoverHarnesses(hive, options.dirs ?? [], scanRoots);
+  // Folders added or removed while the workbench runs are found by a cheap rescan, at most every
+  // few seconds when the catalog is read, or at once when asked (the rail's refresh).
+  const rescan = createRescan(() => discoverHarnesses(hive, [], scanRoots), 3000);
   const chatEnv = { hive, db, copilot, model: copilotModel, harnessesDir: options.harnessesDir };
   const app = new Hono();
 
@@ -160,6 +164,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   app.get("/api/conversations", () => okResponse({ conversations: listConversations(db) }));
   app.post("/api/conversations", async (c) => {
     const b = await body(c, true);
+    if (typeof b.harness_id === "string") checkSelection(hive, { harness_id: b.harness_id });
     return okResponse(
       createConversation(db, {
         ...(typeof b.title === "string" ? { title: b.title } : {}),
@@ -189,10 +194,14 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
         patch[key] = b[key] as string | null;
       }
     }
-    if (typeof patch.selected_harness_id === "string") {
-      harnessDirOf(hive, patch.selected_harness_id);
-    }
-    return okResponse(updateConversation(db, c.req.param("id"), patch));
+    const current = getConversation(db, c.req.param("id"));
+    checkSelection(hive, {
+      harness_id: patch.selected_harness_id !== undefined
+        ? patch.selected_harness_id
+        : current.selected_harness_id,
+      run_id: patch.selected_run_id ?? null,
+    });
+    return okResponse(updateConversation(db, current.id, patch));
   });
   app.delete("/api/conversations/:id", (c) => {
     deleteConversation(db, c.req.param("id"));
@@ -206,7 +215,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     if (selection !== undefined && (typeof selection !== "object" || selection === null)) {
       throw badInput("selection must be an object");
     }
-    if (typeof selection?.harness_id === "string") harnessDirOf(hive, selection.harness_id);
+    if (selection) checkSelection(hive, selection);
     const turn = await startChatTurn(chatEnv, c.req.param("id"), {
       message: b.message as string,
       ...(selection ? { selection } : {}),
@@ -220,11 +229,17 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
   });
 
   // --- harnesses
-  app.get(
-    "/api/harnesses",
-    async () =>
-      okResponse({ harnesses: await catalogTree(hive), duplicates: duplicateFolders(hive) }),
-  );
+  const catalog = async () =>
+    okResponse({ harnesses: await catalogTree(hive), duplicates: duplicateFolders(hive) });
+  app.get("/api/harnesses", async () => {
+    await rescan.ifStale();
+    return await catalog();
+  });
+  app.post("/api/harnesses/rescan", async (c) => {
+    await c.req.raw.body?.cancel();
+    await rescan.now();
+    return await catalog();
+  });
   app.post("/api/harnesses", async (c) => {
     const b = await body(c);
     if (typeof b.id !== "string") throw badInput('Send {"id": "my-harness", "template"?: "blank"}');
@@ -262,6 +277,12 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       issues: parsed.issues,
       frozen: frozenRoots(EDIT.caller),
     });
+  });
+  app.put("/api/harnesses/:id/spec", async (c) => {
+    const b = await body(c);
+    if (typeof b.text !== "string") throw badInput('Send {"text": "<the whole harness.yaml>"}');
+    const r = await replaceSpecText(harnessDirOf(hive, c.req.param("id")), b.text, editPolicy(b));
+    return okResponse({ spec_version: r.spec_version, changed: r.changed, valid: r.valid });
   });
   app.post(
     "/api/harnesses/:id/validate",

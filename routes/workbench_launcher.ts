@@ -131,10 +131,10 @@ async function proxy(request: Request, url: URL, options: LauncherOptions): Prom
       headers,
       ...(hasBody ? { body: request.body, duplex: "half" } as RequestInit : {}),
       redirect: "manual",
-      signal: request.signal,
+      // No request.signal: a client that goes away cancels the response body, and the cancel reaches
+      // the upstream body (Deno's legacy abort of request.signal would also warn on every launch).
     });
   } catch (err) {
-    if (request.signal.aborted) return new Response(null, { status: 499 });
     console.error("workbench proxy:", err);
     return errorResponse(new FrameworkError("internal", "The workbench API did not answer"));
   }

@@ -134,7 +134,7 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
     if (url.pathname === "/static/app.css") return serveAsset(css, url);
     if (url.pathname === "/_dev/boot" && options.dev) return bootStream(boot, request.signal);
     const route = parseRoute(url);
-    if (!route) return html(notFoundPage(url.pathname), 404);
+    if (!route) return html(notFoundPage(url.pathname, urls.css), 404);
 
     const [health, conversations] = await Promise.all([
       api(paths.health()),
@@ -212,10 +212,16 @@ function bootStream(boot: string, signal: AbortSignal): Response {
   });
 }
 
-function notFoundPage(path: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Workbench</title></head>
-<body style="font:15px system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
+function notFoundPage(path: string, css: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Not found · Workbench</title><link rel="stylesheet" href="${css}"></head>
+<body><main class="plain-page">
+<p class="brand"><a href="/"><span class="brand-mark" aria-hidden="true">◆</span> framework <span class="muted">workbench</span></a></p>
 <h1>Nothing at ${escapeHtml(path)}</h1>
 <p>The workbench has <a href="/">the chat</a>, <code>/h/&lt;harness&gt;/&lt;tab&gt;</code> for a harness
-(overview, runs, trace, spec, improve) and <a href="/settings/memory">Settings › Memory</a>.</p></body></html>`;
+(overview, runs, trace, spec, improve) and <a href="/settings/memory">Settings › Memory</a>.</p>
+<p><a class="button" href="/">Back to the workbench</a></p>
+</main></body></html>`;
 }

@@ -16,6 +16,7 @@ import { openWorkbenchDb } from "../lib/workbench/db.ts";
 import { startWorkbench } from "../routes/workbench_server.ts";
 
 const dir = "./harnesses/hello";
+const GETTING_STARTED = "Getting started";
 try {
   await Deno.stat(`${dir}/harness.yaml`);
   console.log(`Using the example harness in ${dir}`);
@@ -34,9 +35,10 @@ await trustFolder(dir);
 const r = await (await startRun(dir, { input: "Hello! What does my note say?" })).result;
 console.log(`Ran it once: ${r.status} in ${r.turns} turns — "${r.output}"`);
 
+// One "Getting started" conversation, made on the first start only (whatever it selects since).
 const db = openWorkbenchDb();
-if (!listConversations(db).some((c) => c.selected_harness_id === result.id)) {
-  createConversation(db, { title: "Getting started", selected_harness_id: result.id ?? null });
+if (!listConversations(db).some((c) => c.title === GETTING_STARTED)) {
+  createConversation(db, { title: GETTING_STARTED, selected_harness_id: result.id ?? null });
 }
 const port = Number(Deno.env.get("FRAMEWORK_UI_PORT") ?? 8770);
 const wb = await startWorkbench({ port });

@@ -12,6 +12,7 @@ import { errorEnvelope } from "../../lib/envelope.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listRuns } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
+import { describeEvent } from "../../lib/journal/describe.ts";
 import { findRun, getTrace, readJournalBytes } from "../../lib/journal/trace.ts";
 import { runFrames } from "../../lib/runner/frames.ts";
 import { startRun } from "../../lib/runner/start_run.ts";
@@ -45,7 +46,10 @@ export function registerRunCommands(program: Command): void {
     .argument("<dir>", "the harness folder")
     .option("--input <text>", "the input, always taken as literal text")
     .option("--input-file <path>", "a file inside the harness folder whose content is the input")
-    .option("--stream", "write NDJSON frames: run_accepted, one trace frame per event, run_result")
+    .option(
+      "--stream",
+      "follow the run as it happens: a line per event (with --json: NDJSON frames run_accepted, trace…, run_result)",
+    )
     .option("--approve", "trust the folder if it is not trusted yet")
     .option("--json", "print the ok-wrapped JSON result")
     .action((
@@ -68,8 +72,24 @@ export function registerRunCommands(program: Command): void {
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
         if (o.stream) {
-          for await (const frame of runFrames(run)) writeOut(JSON.stringify(frame));
+          // For a program: NDJSON frames; for a person: one readable line per event as it happens.
+          const t0 = performance.now();
+          for await (const frame of runFrames(run)) {
+            if (o.json) writeOut(JSON.stringify(frame));
+            else if (frame.frame === "run_accepted") writeErr(`${frame.run_id} accepted`);
+            else if (frame.frame === "trace") {
+              writeErr(
+                `${String(frame.seq).padStart(4)} +${
+                  String(Math.round(performance.now() - t0)).padStart(6)
+                } ms  ${describeEvent(frame)}`,
+              );
+            }
+          }
           const result = await run.result;
+          if (!o.json) {
+            writeErr(summary(result));
+            writeOut(result.output);
+          }
           await settleBackground();
           Deno.exit(result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS);
         }
@@ -199,9 +219,9 @@ export function registerRunCommands(program: Command): void {
           `${trace.run_id} · ${trace.harness_id} · ${trace.status}`,
           integrity,
           ...trace.events.map((e) =>
-            `${String(e.seq).padStart(4)} +${
-              String(Date.parse(e.ts) - t0).padStart(6)
-            } ms  ${e.type}`
+            `${String(e.seq).padStart(4)} +${String(Date.parse(e.ts) - t0).padStart(6)} ms  ${
+              describeEvent(e)
+            }`
           ),
         ];
         const { run: _run, ...data } = trace;

@@ -50,6 +50,17 @@ export function slugify(name: string): string {
 }
 
 /**
+ * A display name from a slug id: `my-bot` gives `My bot`.
+ *
+ * @param id The id.
+ * @returns The name.
+ */
+export function nameFromId(id: string): string {
+  const words = id.split("-").join(" ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
  * Creates a harness folder from a template.
  *
  * @example
@@ -73,13 +84,13 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
   const target = resolve(dir);
   const id = options.id ?? slugify(basename(target));
   if (!isSlug(id)) {
-    throw badInput(
-      `Cannot use ${JSON.stringify(id)} as a harness id: ${SLUG_RULE}; pass --id`,
-      { id },
-    );
+    // An id made from the folder's name can be chosen instead; one that was given is just wrong.
+    const hint = options.id === undefined ? "; choose one with --id" : "";
+    throw badInput(`Cannot use ${JSON.stringify(id)} as a harness id: ${SLUG_RULE}${hint}`, { id });
   }
   let spec = setInText(template.files["harness.yaml"]!, ["id"], id);
-  if (options.name) spec = setInText(spec, ["name"], options.name);
+  // A new harness is named after its id unless a name is given (not after its template).
+  spec = setInText(spec, ["name"], options.name || nameFromId(id));
   const parsed = parseSpecText(spec);
   if (!parsed.spec || hasErrors(parsed.issues)) {
     throw invalidSpecError(parsed.issues, "Cannot create the harness");

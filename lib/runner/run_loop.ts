@@ -47,6 +47,8 @@ export interface LoopContext {
   makeProvider: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
   /** Earlier conversation messages, sent before the input. */
   history: Message[];
+  /** Context sent to the model after the input (not part of the input). */
+  inputNote?: string | undefined;
   /** Tools added to the spec's. */
   extraTools: Tool[];
   /** Sees reply text as it is generated. */
@@ -126,6 +128,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       spec_version: loaded.version,
       input: ctx.inputText,
       ...(ctx.input_file ? { input_file: ctx.input_file } : {}),
+      ...(ctx.inputNote ? { input_note: ctx.inputNote } : {}),
       parent_run_id: ctx.parentRunId,
       model: { provider: spec.model.provider, name: spec.model.name ?? null },
       limits,
@@ -169,7 +172,10 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       (notice) => emit("model_retry", { turn: turns, ...notice }),
     );
     const messages: Message[] = [];
-    let pending: Message[] = [...ctx.history, { role: "user", content: ctx.inputText }];
+    let pending: Message[] = [...ctx.history, {
+      role: "user",
+      content: ctx.inputNote ? `${ctx.inputText}\n\n${ctx.inputNote}` : ctx.inputText,
+    }];
     let warnedPrice = false;
     while (true) {
       ctx.controls.drain();

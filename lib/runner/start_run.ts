@@ -53,6 +53,11 @@ export interface RunOptions {
   trustChecked?: boolean;
   /** Earlier messages of a conversation, sent before the input (the workbench copilot). */
   history?: Message[];
+  /**
+   * Context for the model after the input, kept apart from it (the workbench's selection line):
+   * journalled as `input_note`, and not part of the input a scripted scenario is matched against.
+   */
+  inputNote?: string;
   /** Tools added to the spec's (the workbench copilot's native tools). */
   extraTools?: Tool[];
   /** Sees each model reply's text as it is generated (not journalled: `model_response` holds it). */
@@ -213,6 +218,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     parentRunId: options.parentRunId ?? null,
     makeProvider: options.createProvider ?? createProvider,
     history: options.history ?? [],
+    inputNote: options.inputNote,
     extraTools: options.extraTools ?? [],
     onText: options.onText,
   }).then((r) => {

@@ -78,18 +78,27 @@ function history(messages: ChatMessage[]): Message[] {
   );
 }
 
-/** The selection line the copilot sees with each message. */
-function withSelection(text: string, sel: CopilotContext["selection"]): string {
+/** The selection line the copilot sees after each message (kept apart from the user's text). */
+function selectionNote(sel: CopilotContext["selection"]): string {
   const parts = [sel.harness_id ? `selected harness: ${sel.harness_id}` : "no harness selected"];
   if (sel.run_id) parts.push(`selected run: ${sel.run_id}`);
-  return `${text}\n\n[workbench: ${parts.join(", ")}]`;
+  return `[workbench: ${parts.join(", ")}]`;
 }
 
-/** Tool activity of a copilot run, for the stored message. */
+/**
+ * What a copilot run said and did, in order, for the stored message: the text of every turn (not only
+ * the last, which is the run's output) and the tool activity between them, so the stored message reads
+ * as the reply streamed.
+ */
 function activity(events: readonly JournalEvent[]): MessagePart[] {
   const calls = new Map<string, { name: string; arguments: unknown }>();
   const parts: MessagePart[] = [];
   for (const e of events) {
+    if (
+      e.type === "model_response" && typeof e.payload.text === "string" && e.payload.text.trim()
+    ) {
+      parts.push({ type: "text", text: e.payload.text });
+    }
     if (e.type === "tool_call") {
       calls.set(String(e.payload.id), {
         name: String(e.payload.name),
@@ -190,10 +199,9 @@ export async function startChatTurn(
   };
   // Journal events and the reply's text as it is generated, in the order they happen.
   const live = createEventStream<ChatFrame>();
-  const prepared = await prepareRun(env.copilot.dir, {
-    input: withSelection(request.message, selection),
-  }, {
+  const prepared = await prepareRun(env.copilot.dir, { input: request.message }, {
     spec,
+    inputNote: selectionNote(selection),
     trustChecked: true,
     history: history(earlier),
     extraTools: copilotTools(ctx),
@@ -203,19 +211,24 @@ export async function startChatTurn(
   pending.set(conversationId, run.run_id);
   // The turn is stored when the run ends, whoever is (still) listening.
   const done = run.result.then((result) => {
-    const text = result.status === "success"
-      ? result.output
-      : `The copilot could not finish (${result.status}${
-        result.error ? `: ${result.error.message}` : ""
-      }).${result.output ? `\n\n${result.output}` : ""}`;
+    const said = activity(run.events.snapshot());
+    const texts = said.flatMap((p) => (p.type === "text" ? [p.text] : []));
+    // Everything the copilot said; a turn that failed keeps what was said, then says why.
+    const content = texts.length ? texts.join("\n\n") : result.output;
     const parts: MessagePart[] = [
-      ...activity(run.events.snapshot()),
+      ...said,
+      ...(result.status === "success" ? [] : [{
+        type: "notice" as const,
+        text: `The copilot could not finish (${result.status}${
+          result.error ? `: ${result.error.message}` : ""
+        }).`,
+      }]),
       ...ctx.artifacts.map((id): MessagePart => ({ type: "artifact", artifact_id: id })),
     ];
     const message = addMessage(env.db, {
       conversation_id: conversationId,
       role: "assistant",
-      content: text,
+      content,
       parts,
       run_id: run.run_id,
     });

@@ -241,7 +241,7 @@ Deno.test("initHarness() creates a valid harness and refuses to overwrite one", 
     );
   });
   await t.step("ids", async () => {
-    await assert.rejects(initHarness(`${tmp.path}/___`), kind("bad_input", /pass --id/));
+    await assert.rejects(initHarness(`${tmp.path}/___`), kind("bad_input", /choose one with --id/));
     const r = await initHarness(`${tmp.path}/x`, { id: "custom-id", name: "Custom" });
     assert.equal((await loadSpec(r.dir)).spec.name, "Custom");
     await assert.rejects(

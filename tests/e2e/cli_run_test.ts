@@ -440,13 +440,16 @@ Deno.test("run takes --input as literal text and --input-file only from safe fil
   });
 });
 
-Deno.test("run --stream writes NDJSON frames: run_accepted, one trace frame per event, run_result", async (t) => {
+Deno.test("run --stream --json writes NDJSON frames: run_accepted, one trace frame per event, run_result", async (t) => {
   await using home = await tempDir("fw-run-home-");
   await using work = await tempDir("fw-run-work-");
   const dir = await makeHarness(work.path);
 
   await t.step("a successful run: frames match the journal, exit 0", async () => {
-    const r = await cli(["run", dir, "--input", "hello", "--stream", "--approve"], home.path);
+    const r = await cli(
+      ["run", dir, "--input", "hello", "--stream", "--json", "--approve"],
+      home.path,
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, "");
     const frames = ndjson(r.stdout);
@@ -471,7 +474,7 @@ Deno.test("run --stream writes NDJSON frames: run_accepted, one trace frame per 
   await t.step(
     "a failing run: the last frame is run_result with status error, exit 3",
     async () => {
-      const r = await cli(["run", dir, "--input", "boom", "--stream"], home.path);
+      const r = await cli(["run", dir, "--input", "boom", "--stream", "--json"], home.path);
       assert.equal(r.code, 3, r.stderr);
       const frames = ndjson(r.stdout);
       const result = await checkRunFrames(dir, frames, "error");
@@ -479,6 +482,22 @@ Deno.test("run --stream writes NDJSON frames: run_accepted, one trace frame per 
       assert.equal(result.failure_signature, "error:provider:http_500");
     },
   );
+});
+
+Deno.test("run --stream for a person: a readable line per event as it happens, the output on stdout", async () => {
+  await using home = await tempDir("fw-run-home-");
+  await using work = await tempDir("fw-run-work-");
+  const dir = await makeHarness(work.path);
+  const r = await cli(["run", dir, "--input", "hello", "--stream", "--approve"], home.path);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "all done\n", "stdout holds the output, not frames");
+  assert.doesNotMatch(r.stderr, /"frame"/, "no JSON for a person");
+  assert.match(r.stderr, /^run_\w+ accepted$/m);
+  assert.match(r.stderr, /^\s+1 \+\s+\d+ ms {2}run_started\s+input "hello"/m);
+  assert.match(r.stderr, /tool_call\s+\w+ \{/);
+  assert.match(r.stderr, /tool_result\s+\w+ · ok/);
+  assert.match(r.stderr, /run_finished\s+success · 2 turns/);
+  assert.match(r.stderr, /^success · 2 turns/m);
 });
 
 Deno.test("serve answers one JSON request per stdin line with the frames of each run", async (t) => {
@@ -732,8 +751,14 @@ Deno.test("trace shows a run's journal, verifies its hash chain and exports its 
     assert.equal(lines[1], `hash chain ok (${events.length} events)`);
     assert.equal(lines.length, 2 + events.length);
     events.forEach((e, i) => {
-      assert.match(lines[2 + i]!, new RegExp(`^\\s*${e.seq} \\+\\s*\\d+ ms  ${e.type}$`));
+      assert.match(lines[2 + i]!, new RegExp(`^\\s*${e.seq} \\+\\s*\\d+ ms  ${e.type}\\b`));
     });
+    // Each line says what happened: tool names, text excerpts, timing.
+    const toolCall = lines.find((l) => /tool_call/.test(l))!;
+    assert.match(toolCall, /tool_call\s+\w+ \{/);
+    assert.match(lines.find((l) => /tool_result/.test(l))!, /· ok · .* · \d+ ms$/);
+    assert.match(lines.find((l) => /model_response/.test(l) && /"/.test(l))!, /turn \d+ · "/);
+    assert.match(lines.at(-1)!, /run_finished\s+success · \d+ turns · \$[\d.e-]+ · \d+ ms/);
   });
 
   await t.step("--json: {run_id, harness_id, status, integrity, events}", async () => {

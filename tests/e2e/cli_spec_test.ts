@@ -90,7 +90,7 @@ Deno.test("framework init creates a harness from the default template", async (t
     assert.match(out, /framework validate/);
     const spec = await readSpec(dir);
     assert.equal(spec.id, "my-bot-2");
-    assert.equal(spec.name, "Hello");
+    assert.equal(spec.name, "My bot 2", "named after the folder, not after the template");
     assert.equal(spec.model.provider, "scripted");
     assert.equal((await Deno.stat(join(dir, ".gitignore"))).isFile, true);
     assert.equal((await Deno.stat(join(dir, "workspace", "note.txt"))).isFile, true);
@@ -485,7 +485,7 @@ Deno.test("framework set keeps a string typed and refuses it for a number field"
   await t.step("the log has the typed values", async () => {
     const log = await readLog(dir);
     assert.equal(log.length, 3);
-    assert.deepEqual(log[1], { ...log[1], op: "set", path: "name", old: "Hello", new: "12" });
+    assert.deepEqual(log[1], { ...log[1], op: "set", path: "name", old: "H", new: "12" });
     assert.equal(log[2]!.new, 'a: b # c "d"');
   });
 });

@@ -185,3 +185,17 @@ Deno.test("Markdown: any fence opener (```c++, ```js {1,3}, ````) renders code a
     assert.doesNotMatch(html, /<p><\/p>/, text);
   }
 });
+
+Deno.test("Markdown: block quotes, nested, holding lists and code; a paragraph ends at one", () => {
+  const html = md("Before\n> Quoted **text**\n> - a\n> - b\n>\n> > inner\nAfter");
+  assert.match(html, /<p>Before<\/p><blockquote>/);
+  assert.match(
+    html,
+    /<blockquote><p>Quoted <strong>text<\/strong><\/p><ul><li>a<\/li><li>b<\/li><\/ul>/,
+  );
+  assert.match(html, /<blockquote><p>inner<\/p><\/blockquote><\/blockquote><p>After<\/p>/);
+  // Markup inside a quote is still text.
+  assert.doesNotMatch(md("> <script>alert(1)</script>"), /<script>/);
+  // Very deep nesting stops being quotes instead of recursing without bound.
+  assert.ok(md(">".repeat(5000) + " deep").includes("deep"));
+});

@@ -22,6 +22,7 @@ const PATHS = {
   alert: "M8 2l6.5 11.5h-13zM8 6.5v3.2M8 11.6v.2",
   download: "M8 2.5v8M4.5 7L8 10.5 11.5 7M3 13.5h10",
   memory: "M4 2.5h8v11H4zM6 5.5h4M6 8h4M6 10.5h2.5",
+  refresh: "M13 8a5 5 0 11-1.5-3.5M13 2.5v3h-3",
 } as const;
 
 /** An icon name. */

@@ -1,6 +1,6 @@
 /**
  * A small, safe Markdown renderer for chat replies: paragraphs, fenced code, inline code, bold,
- * italics, lists and http(s) links. It builds elements, never HTML strings, so a reply cannot inject
+ * italics, lists, block quotes (nested, holding any block) and http(s) links. It builds elements, never HTML strings, so a reply cannot inject
  * markup.
  *
  * @module
@@ -18,7 +18,7 @@ export function Markdown(props: { text: string }) {
   return <div class="md">{blocks(props.text)}</div>;
 }
 
-function blocks(text: string): JSX.Element[] {
+function blocks(text: string, depth = 0): JSX.Element[] {
   const out: JSX.Element[] = [];
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   let i = 0;
@@ -46,6 +46,15 @@ function blocks(text: string): JSX.Element[] {
       );
       continue;
     }
+    // A block quote runs over its `>` lines; its inside is Markdown again (bounded nesting).
+    if (/^\s*>/.test(line) && depth < 8) {
+      const quoted: string[] = [];
+      while (i < lines.length && /^\s*>/.test(lines[i]!)) {
+        quoted.push(lines[i++]!.replace(/^\s*> ?/, ""));
+      }
+      out.push(<blockquote key={out.length}>{blocks(quoted.join("\n"), depth + 1)}</blockquote>);
+      continue;
+    }
     const heading = /^(#{1,4})\s+(.*)$/.exec(line);
     if (heading) {
       out.push(<p key={out.length} class="md-heading">{inline(heading[2]!)}</p>);
@@ -60,7 +69,7 @@ function blocks(text: string): JSX.Element[] {
     const para: string[] = [lines[i++]!];
     while (
       i < lines.length && lines[i]!.trim() && !/^```/.test(lines[i]!) &&
-      !/^\s*([-*]|\d+[.)])\s+/.test(lines[i]!)
+      !/^\s*([-*]|\d+[.)])\s+/.test(lines[i]!) && !/^\s*>/.test(lines[i]!)
     ) para.push(lines[i++]!);
     out.push(<p key={out.length}>{inline(para.join("\n"))}</p>);
   }

@@ -77,12 +77,28 @@ export function Chat() {
   // A turn the server is still working on (sent before a refresh, or from another tab).
   const pendingRun = shownLive ? null : conv.data?.pending_run_id ?? null;
 
-  // Keep the stored selection in step with the workspace's.
+  // Keep the stored selection in step with the workspace's, but only with what exists: an address
+  // naming an unknown harness or run is shown as such and never stored (nor sent to the copilot).
+  const selectedRun = useApi<{ run_id: string; harness_id: string }>(
+    route.run ? paths.trace(route.run, 0) : null,
+  );
   useEffect(() => {
     const c = conv.data?.conversation;
     if (!c || route.page !== "workbench" || (inFlight && live?.conversationId === c.id)) return;
-    if (c.selected_harness_id === route.harness && c.selected_run_id === route.run) return;
-    const patch = { selected_harness_id: route.harness, selected_run_id: route.run };
+    if (route.harness) {
+      if (!catalog.data) return;
+      if (!flatten(catalog.data.harnesses).some((h) => h.id === route.harness)) return;
+    }
+    let run = route.run;
+    if (run) {
+      if (selectedRun.loading || (!selectedRun.data && !selectedRun.error)) return;
+      const found = selectedRun.data;
+      if (!found || found.run_id !== run || (route.harness && found.harness_id !== route.harness)) {
+        run = null;
+      }
+    }
+    if (c.selected_harness_id === route.harness && c.selected_run_id === run) return;
+    const patch = { selected_harness_id: route.harness, selected_run_id: run };
     callApi<Conversation>(store.fetcher, paths.conversation(c.id), jsonBody("PATCH", patch))
       .then((updated) => {
         const entry = store.cache.entry<ConversationView>(paths.conversation(c.id));
@@ -91,7 +107,16 @@ export function Chat() {
         }
       })
       .catch(() => {/* an unknown harness id: the workspace says so */});
-  }, [conv.data?.conversation.id, route.harness, route.run, inFlight]);
+  }, [
+    conv.data?.conversation.id,
+    route.harness,
+    route.run,
+    inFlight,
+    !!catalog.data,
+    selectedRun.data,
+    selectedRun.error,
+    selectedRun.loading,
+  ]);
 
   // A reply the server is still writing: look again until it is stored.
   useEffect(() => {
@@ -109,7 +134,13 @@ export function Chat() {
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   });
 
-  useShortcuts({ "/": () => document.getElementById("composer")?.focus() });
+  useShortcuts({
+    "/": () => {
+      // A hidden chat comes back: the key means "talk to the copilot".
+      store.chatHidden.value = false;
+      requestAnimationFrame(() => document.getElementById("composer")?.focus());
+    },
+  });
 
   const send = async (text: string) => {
     // One turn at a time from this page; a failed turn does not block the next.
@@ -233,7 +264,15 @@ export function Chat() {
               <ul class="suggestions">
                 {SUGGESTIONS.map((s) => (
                   <li key={s}>
-                    <button type="button" class="suggestion" onClick={() => setDraft(s)}>
+                    <button
+                      type="button"
+                      class="suggestion"
+                      onClick={() => {
+                        setDraft(s);
+                        // Enter sends it from here: the composer has the focus, not the button.
+                        document.getElementById("composer")?.focus();
+                      }}
+                    >
                       {s}
                     </button>
                   </li>
@@ -416,9 +455,37 @@ async function runTurn(
   }
 }
 
+/**
+ * A stored message's body in the order it was said: text and tool activity interleaved (messages
+ * stored before text parts existed show their tools, then their text).
+ */
+function MessageBody(props: { message: ChatMessage }) {
+  const m = props.message;
+  if (m.role === "user") return <p class="msg-text">{m.content}</p>;
+  const ordered = m.parts.some((p) => p.type === "text");
+  const blocks: ({ kind: "text"; text: string } | { kind: "tools"; tools: ToolPart[] })[] = [];
+  for (const p of m.parts) {
+    if (p.type === "text" && ordered) blocks.push({ kind: "text", text: p.text });
+    if (p.type === "tool") {
+      const last = blocks.at(-1);
+      if (last?.kind === "tools") last.tools.push(p);
+      else blocks.push({ kind: "tools", tools: [p] });
+    }
+  }
+  if (!ordered && m.content) blocks.push({ kind: "text", text: m.content });
+  return (
+    <>
+      {blocks.map((b, i) =>
+        b.kind === "text"
+          ? <Markdown key={i} text={b.text} />
+          : <ToolList key={i} tools={b.tools.map((t, k) => ({ ...t, key: `${i}-${k}` }))} />
+      )}
+    </>
+  );
+}
+
 function MessageView(props: { message: ChatMessage; artifacts: Artifact[]; route: Route }) {
   const { message: m } = props;
-  const tools = m.parts.filter((p): p is ToolPart => p.type === "tool");
   const notices = m.parts.filter((p) => p.type === "notice") as { text: string }[];
   return (
     <article class={`msg msg-${m.role}`} data-message-id={m.id} data-role={m.role}>
@@ -426,9 +493,8 @@ function MessageView(props: { message: ChatMessage; artifacts: Artifact[]; route
         <span class="msg-who">{m.role === "user" ? "You" : "Copilot"}</span>
         <Time iso={m.created_at} />
       </header>
-      {tools.length ? <ToolList tools={tools.map((t, i) => ({ ...t, key: String(i) }))} /> : null}
-      {m.role === "user" ? <p class="msg-text">{m.content}</p> : <Markdown text={m.content} />}
-      {notices.map((n, i) => <p key={i} class="notice">{n.text}</p>)}
+      <MessageBody message={m} />
+      {notices.map((n, i) => <p key={i} class="notice" role="note">{n.text}</p>)}
       {props.artifacts.length
         ? (
           <ul class="artifacts">

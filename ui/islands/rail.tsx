@@ -6,7 +6,7 @@
  */
 
 import { useAction } from "../action.ts";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
@@ -29,6 +29,16 @@ export function Rail() {
   );
   const convs = useApi<{ conversations: Conversation[] }>(paths.conversations());
   const [creating, setCreating] = useState(false);
+  // Folders added or removed on disk show up: on request, and when the window comes back.
+  const [rescan, rescanning] = useAction(async () => {
+    await callApi(store.fetcher, "/api/harnesses/rescan", { method: "POST" });
+    store.cache.refresh(paths.catalog());
+  });
+  useEffect(() => {
+    const onFocus = () => store.cache.refresh(paths.catalog());
+    addEventListener("focus", onFocus);
+    return () => removeEventListener("focus", onFocus);
+  }, []);
   const harnesses = catalog.data?.harnesses ?? [];
   const conversations = convs.data?.conversations ?? [];
 
@@ -55,6 +65,16 @@ export function Rail() {
       <section class="rail-section" aria-labelledby="rail-harnesses">
         <div class="rail-head">
           <h2 id="rail-harnesses">Harnesses</h2>
+          <button
+            type="button"
+            class="icon-button"
+            title="Look for harness folders added or removed on disk"
+            data-testid="rescan"
+            disabled={rescanning}
+            onClick={() => void rescan()}
+          >
+            <Icon name="refresh" label="Refresh the harness list" />
+          </button>
           <button
             type="button"
             class="icon-button"
@@ -205,7 +225,9 @@ function NewHarness(props: { onDone: () => void }) {
           name="id"
           value={id}
           required
-          pattern="[a-z0-9][a-z0-9-]*"
+          pattern="[a-z0-9]+(-[a-z0-9]+)*"
+          maxLength={64}
+          title="Lowercase letters, digits and single dashes, like support-bot"
           placeholder="support-bot"
           autoComplete="off"
           onInput={(e) => setId((e.target as HTMLInputElement).value)}

@@ -56,8 +56,8 @@ export function Improve(props: { harness: HarnessDetail }) {
           <Empty title={status ? `No ${status.replace(/_/g, " ")} proposals` : "No proposals yet"}>
             <p>
               Ask the copilot to propose an improvement, press “Draft a proposal”, or run{" "}
-              <code>framework evolve {props.harness.dir}</code>. Proposals wait here until you apply
-              or reject them.
+              <code>framework evolve propose {props.harness.dir}</code>. Proposals wait here until
+              you apply or reject them.
             </p>
           </Empty>
         )

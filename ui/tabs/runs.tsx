@@ -60,6 +60,15 @@ export function Runs(props: { harness: HarnessDetail }) {
         ? (
           <>
             <table class="table runs-table">
+              <colgroup>
+                <col class="c-run" />
+                <col class="c-outcome" />
+                <col class="c-cost" />
+                <col class="c-turns" />
+                <col class="c-duration" />
+                <col class="c-started" />
+                <col class="c-input" />
+              </colgroup>
               <thead>
                 <tr>
                   <th>Run</th>
