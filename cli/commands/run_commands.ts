@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { settleBackground } from "../../lib/background.ts";
-import { asFrameworkError, badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
+import { asFrameworkError, badInput, EXIT_RUN_NOT_SUCCESS, notFound } from "../../lib/errors.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listRuns } from "../../lib/hive/runs.ts";
@@ -186,18 +186,32 @@ export function registerRunCommands(program: Command): void {
 
   program.command("trace")
     .description("Show a run's journal, verify its hash chain, or export its bytes verbatim")
-    .argument("<run_id>", "the run id")
+    .argument("[run_id]", "the run id (or --last with --harness)")
     .option("--harness <dir>", "only find the run in this harness")
+    .option("--last", "the newest run of the --harness folder")
     .option("--verify", "check the hash chain (exit 2 when broken)")
     .option("--export <file>", "write the journal bytes verbatim to a file (- for stdout)")
     .option("--json", "print the ok-wrapped JSON result")
     .action((
-      runId: string,
-      o: GlobalOptions & { harness?: string; verify?: boolean; export?: string },
+      given: string | undefined,
+      o: GlobalOptions & { harness?: string; verify?: boolean; export?: string; last?: boolean },
     ) =>
       runVerb(o, async () => {
         const harnessId = o.harness ? await harnessIdOf(o.harness) : null;
         const db = openHive();
+        if (o.last && given) throw badInput("Give a run id or --last, not both");
+        if (!o.last && !given) throw badInput("Give a run id, or --last --harness <dir>");
+        let runId = given ?? "";
+        if (o.last) {
+          if (!harnessId) {
+            throw badInput("--last needs --harness <dir>: the harness whose runs to look at");
+          }
+          const newest = listRuns(db, harnessId, { limit: 1 })[0];
+          if (!newest) {
+            throw notFound(`The harness ${JSON.stringify(harnessId.id)} has no runs yet`);
+          }
+          runId = newest.run_id;
+        }
         if (o.export !== undefined) {
           const bytes = await readJournalBytes(findRun(db, harnessId, runId));
           if (o.export === "-") {

@@ -1,0 +1,81 @@
+/**
+ * `deno task install` (or, on a machine with only Node and npm, `npx -y deno@2.9.6 task install`):
+ * puts a `framework` command on the PATH that runs this checkout's `cli.ts` with its `deno.json`.
+ * The command is a small shell script: it runs `deno` when one is on the PATH, else the same Deno
+ * version this installer ran on, through `npx` (so it works where `deno` was never installed).
+ *
+ * It is written to `$FRAMEWORK_BIN_DIR`, else `~/.local/bin`. Running it again updates the command; a
+ * `framework` there that this installer did not write is never replaced.
+ *
+ * @module
+ */
+
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The first line after the shebang marks a script this installer wrote. */
+const MARK = "# framework command installed by scripts/install.ts";
+
+/** The permission flags of the `framework` task in deno.json. */
+const FLAGS =
+  "--allow-read --allow-write --allow-env --allow-net --allow-run --allow-sys --unstable-worker-options --quiet";
+
+function quote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The shell script of the `framework` command.
+ *
+ * @param checkout The checkout (absolute).
+ * @param denoVersion The Deno version for `npx -y deno@…` when no `deno` is on the PATH.
+ * @returns The script.
+ */
+export function shimScript(checkout: string, denoVersion: string): string {
+  return `#!/bin/sh
+${MARK}
+# Runs the framework of ${checkout}. Update it with \`deno task install\` there.
+CHECKOUT=${quote(checkout)}
+if command -v deno >/dev/null 2>&1; then
+  exec deno run ${FLAGS} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+fi
+exec npx -y deno@${denoVersion} run ${FLAGS} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+`;
+}
+
+async function main(): Promise<number> {
+  const checkout = dirname(dirname(fileURLToPath(import.meta.url)));
+  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
+  const binDir = Deno.env.get("FRAMEWORK_BIN_DIR") || (home ? join(home, ".local", "bin") : "");
+  if (!binDir) {
+    console.error("No HOME: set FRAMEWORK_BIN_DIR to the folder the command should go to.");
+    return 2;
+  }
+  const target = join(binDir, "framework");
+  try {
+    const existing = await Deno.readTextFile(target);
+    if (!existing.includes(MARK)) {
+      console.error(
+        `${target} exists and was not written by this installer; move it away, or set FRAMEWORK_BIN_DIR to another folder.`,
+      );
+      return 2;
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  await Deno.mkdir(binDir, { recursive: true });
+  const temp = `${target}.tmp-${crypto.randomUUID()}`;
+  await Deno.writeTextFile(temp, shimScript(checkout, Deno.version.deno), { mode: 0o755 });
+  await Deno.chmod(temp, 0o755);
+  await Deno.rename(temp, target);
+  console.log(`Installed ${target} (runs ${join(checkout, "cli.ts")}).`);
+  const onPath = (Deno.env.get("PATH") ?? "").split(":").some((p) => p === binDir);
+  if (!onPath) {
+    console.log(`${binDir} is not on your PATH; add it, e.g.:`);
+    console.log(`  echo 'export PATH="${binDir}:$PATH"' >> ~/.profile && . ~/.profile`);
+  }
+  console.log("Try: framework --help");
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
