@@ -187,6 +187,38 @@ Deno.test("first hour in the workbench: layout, addresses, folders and chat", as
     assert.doesNotMatch(refused.json.error.message, /--id/, "no CLI flag in a web form's error");
   });
 
+  await t.step("Spec: an invalid harness is repaired from its problems and as text", async () => {
+    const broken = join(cwd.path, "harnesses", "broken");
+    await Deno.mkdir(broken);
+    await Deno.writeTextFile(
+      join(broken, "harness.yaml"),
+      "# kept comment\nid: broken\nmodel:\n  provider: scripted\n  replies:\n    - text: hi\n" +
+        'limits:\n  max_turnz: 3\n  max_turns: "x"\n',
+    );
+    await workbenchCall(wb, "POST", "/api/harnesses/rescan");
+    await openPage(page, `${wb.url}/h/broken/spec`);
+    const problems = page.locator(".spec-problems");
+    await problems.waitFor();
+    assert.match(await problems.innerText(), /2 problems to fix/);
+    await shot("spec-problems");
+    await problems.getByRole("button", { name: /Remove limits\.max_turnz/ }).click();
+    await page.locator('[data-issue="limits.max_turnz"]').waitFor({ state: "detached" });
+    await problems.getByRole("button", { name: /Fix limits\.max_turns/ }).click();
+    assert.equal(await page.locator("#field-path").inputValue(), "limits.max_turns");
+    await page.locator("#field-value").fill("5");
+    await page.locator("form.edit-form").getByRole("button", { name: "Save" }).click();
+    await problems.waitFor({ state: "detached" });
+    await page.locator('[data-testid="edit-text"]').click();
+    const text = page.locator("textarea.yaml-input");
+    await text.fill((await text.inputValue()).replace("# kept comment", "# kept comment\n# added"));
+    await page.getByRole("button", { name: "Save harness.yaml" }).click();
+    await page.locator(".yaml", { hasText: "# added" }).waitFor();
+    const onDisk = await Deno.readTextFile(join(broken, "harness.yaml"));
+    assert.match(onDisk, /# kept comment\n# added/);
+    assert.match(onDisk, /max_turns: 5/);
+    assert.doesNotMatch(onDisk, /max_turnz/);
+  });
+
   await t.step("Improve's empty state names a real command", async () => {
     await openPage(page, `${wb.url}/h/hello/improve`);
     const empty = page.locator(".empty", { hasText: "No proposals yet" });

@@ -92,65 +92,65 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
 
   return (
     <div class="spec" data-testid="spec">
-      <div class="spec-text">
-        {view.issues.length
-          ? (
-            <section class="spec-problems" aria-labelledby="spec-problems-title">
-              <h2 class="section-title" id="spec-problems-title">
-                {errors.length
-                  ? `${errors.length} ${errors.length === 1 ? "problem" : "problems"} to fix`
-                  : "Warnings"}
-              </h2>
+      {view.issues.length
+        ? (
+          <section class="spec-problems" aria-labelledby="spec-problems-title">
+            <h2 class="section-title" id="spec-problems-title">
               {errors.length
-                ? (
-                  <p class="muted small">
-                    The harness cannot run until these are fixed. Each edit is saved when it adds no
-                    new problem, so you can fix them one at a time, here or in the text below.
-                  </p>
-                )
-                : null}
-              <ul class="issues" aria-label="Problems in harness.yaml">
-                {view.issues.map((i, k) => {
-                  const unknownKey = /^Unknown key /.test(i.message) && !!i.path;
-                  return (
-                    <li key={k} class={`issue issue-${i.severity}`} data-issue={i.path}>
-                      <div>
-                        <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
-                        {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
-                      </div>
-                      {i.path && i.severity === "error"
-                        ? (
-                          <div class="issue-actions">
-                            {unknownKey
-                              ? (
-                                <button
-                                  type="button"
-                                  class="link-button"
-                                  disabled={removing === i.path}
-                                  onClick={() => void remove(i.path)}
-                                >
-                                  Remove <code>{i.path}</code>
-                                </button>
-                              )
-                              : (
-                                <button
-                                  type="button"
-                                  class="link-button"
-                                  onClick={() => edit(i.path)}
-                                >
-                                  Fix <code>{i.path}</code>
-                                </button>
-                              )}
-                          </div>
-                        )
-                        : null}
-                    </li>
-                  );
-                })}
-              </ul>
-            </section>
-          )
-          : null}
+                ? `${errors.length} ${errors.length === 1 ? "problem" : "problems"} to fix`
+                : "Warnings"}
+            </h2>
+            {errors.length
+              ? (
+                <p class="muted small">
+                  The harness cannot run until these are fixed. Each edit is saved when it adds no
+                  new problem, so you can fix them one at a time, here or in the text below.
+                </p>
+              )
+              : null}
+            <ul class="issues" aria-label="Problems in harness.yaml">
+              {view.issues.map((i, k) => {
+                const unknownKey = /^Unknown key /.test(i.message) && !!i.path;
+                return (
+                  <li key={k} class={`issue issue-${i.severity}`} data-issue={i.path}>
+                    <div>
+                      <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
+                      {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
+                    </div>
+                    {i.path && i.severity === "error"
+                      ? (
+                        <div class="issue-actions">
+                          {unknownKey
+                            ? (
+                              <button
+                                type="button"
+                                class="link-button"
+                                disabled={removing === i.path}
+                                onClick={() => void remove(i.path)}
+                              >
+                                Remove <code>{i.path}</code>
+                              </button>
+                            )
+                            : (
+                              <button
+                                type="button"
+                                class="link-button"
+                                onClick={() => edit(i.path)}
+                              >
+                                Fix <code>{i.path}</code>
+                              </button>
+                            )}
+                        </div>
+                      )
+                      : null}
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        )
+        : null}
+      <div class="spec-text">
         <TextEditor
           harness={props.harness}
           view={view}
