@@ -8,7 +8,7 @@
 import { stringify } from "yaml";
 import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
-import { startRun } from "../lib/runner/start_run.ts";
+import { startRun } from "../lib/runs/service.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { fmt, measure, report } from "./measure.ts";
 

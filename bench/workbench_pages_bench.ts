@@ -11,7 +11,7 @@ import { chromium } from "playwright-core";
 import { initHarness } from "../lib/construct/init_harness.ts";
 import { proposeImprovement } from "../lib/evolve/propose.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
-import { startRun } from "../lib/runner/start_run.ts";
+import { startRun } from "../lib/runs/service.ts";
 import { openWorkbenchDb } from "../lib/workbench/db.ts";
 import { rememberMemory } from "../lib/workbench/memories.ts";
 import { startWorkbench } from "../routes/workbench_server.ts";
@@ -63,11 +63,11 @@ export async function run(): Promise<void> {
   const runIds: string[] = [];
   for (let i = 0; i < 20; i++) {
     runIds.push(
-      (await (await startRun(hello, { input: `hello ${i}` }, { trustChecked: true })).result)
+      (await (await startRun(hello, { input: `hello ${i}` })).result)
         .run_id,
     );
   }
-  await proposeImprovement(hello, { trigger: "cli", caller: "proposal" });
+  await proposeImprovement(hello, { trigger: "cli", policy: "proposal" });
   const db = openWorkbenchDb();
   for (let i = 0; i < 20; i++) {
     rememberMemory(db, {
@@ -77,7 +77,7 @@ export async function run(): Promise<void> {
     });
   }
   const long = await longRunHarness(harnesses, 10_000);
-  const longRun = await (await startRun(long, { input: "go" }, { trustChecked: true })).result;
+  const longRun = await (await startRun(long, { input: "go" })).result;
   const longEvents = Number(
     (await Deno.readTextFile(`${long}/.framework/traces/${longRun.run_id}.jsonl`)).split("\n")
       .length - 1,

@@ -8,7 +8,7 @@
 
 import appCss from "../ui/app.css" with { type: "text" };
 import clientJs from "../ui/dist/client.js" with { type: "text" };
-import { sha256Hex } from "../lib/spec/version.ts";
+import { sha256Hex } from "../lib/hash.ts";
 import { SECRET_HEADER } from "../lib/workbench/access.ts";
 import { escapeHtml, renderDocument } from "../ui/document.tsx";
 import type { PageState } from "../ui/page_state.ts";

@@ -7,8 +7,8 @@
  */
 
 import { initHarness } from "../lib/construct/init_harness.ts";
-import { startRun } from "../lib/runner/start_run.ts";
-import { validateHarness } from "../lib/spec/validate.ts";
+import { startRun } from "../lib/runs/service.ts";
+import { validateHarness } from "../lib/validate/validate.ts";
 import { formatIssue } from "../lib/spec/issues.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { createConversation, listConversations } from "../lib/workbench/conversations.ts";

@@ -8,14 +8,14 @@
 import type { CatalogNode, DuplicateFolder } from "../lib/workbench/catalog.ts";
 import type { Artifact, ChatMessage, Conversation } from "../lib/workbench/conversations.ts";
 import type { Memory } from "../lib/workbench/memories.ts";
-import type { Proposal } from "../lib/evolve/proposals_store.ts";
+import type { Proposal } from "../lib/hive/proposals.ts";
 import type { RunRow } from "../lib/hive/runs.ts";
 import type { HarnessStats } from "../lib/hive/stats.ts";
 import type { Integrity } from "../lib/journal/verify.ts";
 import type { JournalEvent } from "../lib/journal/event.ts";
 import type { FoldedContext } from "../lib/journal/fold.ts";
 import type { SpecIssue } from "../lib/spec/issues.ts";
-import type { RunResult } from "../lib/runner/types.ts";
+import type { RunResult } from "../lib/run_types.ts";
 
 export type {
   Artifact,

@@ -6,11 +6,12 @@
  * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
  */
 import { authorizedKeysPath } from "../../lib/paths.ts";
+import { trustGate } from "../../lib/trust/gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
 
-const dir = Deno.args[0]!;
+const dir = await Deno.realPath(Deno.args[0]!);
 const plane = await createControlPlane({
-  harnessDir: dir,
+  harness: await trustGate(dir, { approve: true }),
   storePath: authorizedKeysPath(dir),
   log: null,
 });

@@ -14,9 +14,8 @@ import { exposureWarning, isLoopbackHost } from "../../lib/http/net.ts";
 import { readKeyStore } from "../../lib/keys/key_store.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
 import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
-import { ensureTrusted } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
-import { mountEvolutionRoutes } from "../../routes/evolution_routes.ts";
 
 import { reportError, writeErr, writeOut } from "../output.ts";
 
@@ -75,19 +74,18 @@ export function registerControlPlaneCommand(program: Command): void {
         const maxBodyBytes = wholeNumber(o.maxBodyBytes, "--max-body-bytes", 1);
         const real = await resolveHarnessDir(dir);
         // Trust is decided once, here, before anything binds.
-        await ensureTrusted(real, { approve: !!o.approve });
+        const trusted = await trustGate(real, { approve: !!o.approve });
         const loaded = await loadSpec(real);
         const storePath = authorizedKeysPath(real, o.authorizedKeys);
         const keyCount = (await readKeyStore(storePath).catch(() => [])).filter((k) =>
           k.revoked_at === null
         ).length;
         const plane = await createControlPlane({
-          harnessDir: real,
+          harness: trusted,
           storePath,
           maxConcurrentRuns,
           maxQueuedRuns,
           maxBodyBytes,
-          extend: mountEvolutionRoutes,
         });
         let server: Deno.HttpServer<Deno.NetAddr>;
         try {

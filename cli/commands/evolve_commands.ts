@@ -13,12 +13,12 @@ import {
   listProposals,
   type Proposal,
   PROPOSAL_STATUSES,
-} from "../../lib/evolve/proposals_store.ts";
+} from "../../lib/hive/proposals.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
-const CALLER = "proposal" as const;
+const POLICY = "proposal" as const;
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
@@ -75,7 +75,7 @@ export function registerEvolveCommands(program: Command): void {
       runVerb(o, async () => {
         const p = await proposeImprovement(dir, {
           trigger: "cli",
-          caller: CALLER,
+          policy: POLICY,
           ...(o.objective ? { objective: o.objective } : {}),
           ...(o.run.length ? { runIds: o.run } : {}),
         });
@@ -151,7 +151,7 @@ export function registerEvolveCommands(program: Command): void {
         const p = await applyProposal(dir, id, {
           apply_yaml: !!o.yaml,
           approve_code: o.approveCode,
-        }, { caller: CALLER });
+        }, { policy: POLICY });
         return { data: p, text: describeProposal(p) };
       })
     );
@@ -164,7 +164,7 @@ export function registerEvolveCommands(program: Command): void {
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, id: string, o: GlobalOptions & { reason: string }) =>
       runVerb(o, async () => {
-        const p = await rejectProposal(dir, id, o.reason, { caller: CALLER });
+        const p = await rejectProposal(dir, id, o.reason, { policy: POLICY });
         return { data: p, text: `Rejected ${p.id}: ${p.reason}` };
       })
     );

@@ -7,20 +7,21 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { settleBackground } from "../../lib/background.ts";
-import { asFrameworkError, badInput, EXIT_RUN_NOT_SUCCESS, notFound } from "../../lib/errors.ts";
-import { errorEnvelope } from "../../lib/envelope.ts";
+import { badInput, EXIT_RUN_NOT_SUCCESS, notFound } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listRuns } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { describeEvent } from "../../lib/journal/describe.ts";
 import { findRun, getTrace, readJournalBytes } from "../../lib/journal/trace.ts";
-import { runFrames } from "../../lib/runner/frames.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
-import { RUN_STATUSES, type RunResult } from "../../lib/runner/types.ts";
+import { RUN_STATUSES, type RunResult } from "../../lib/run_types.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
+import { errorEnvelope } from "../../lib/envelope.ts";
+import { ndjsonLine } from "../../lib/runs/frames.ts";
+import { serveLines } from "../../lib/runs/serve_lines.ts";
+import { createRunService } from "../../lib/runs/service.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
-import { ensureTrusted } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/gate.ts";
 import { type GlobalOptions, reportError, runVerb, writeErr, writeOut } from "../output.ts";
 
 function summary(r: RunResult): string {
@@ -65,17 +66,16 @@ export function registerRunCommands(program: Command): void {
         if (o.input === undefined && o.inputFile === undefined) {
           throw badInput("Give --input TEXT or --input-file PATH");
         }
-        const real = await resolveHarnessDir(dir);
-        await ensureTrusted(real, { approve: !!o.approve });
-        const run = await startRun(real, {
+        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
+        const run = await createRunService().submit(trusted, {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
         if (o.stream) {
           // For a program: NDJSON frames; for a person: one readable line per event as it happens.
           const t0 = performance.now();
-          for await (const frame of runFrames(run)) {
-            if (o.json) writeOut(JSON.stringify(frame));
+          for await (const frame of run.frames()) {
+            if (o.json) writeOut(ndjsonLine(frame));
             else if (frame.frame === "run_accepted") writeErr(`${frame.run_id} accepted`);
             else if (frame.frame === "trace") {
               writeErr(
@@ -111,9 +111,8 @@ export function registerRunCommands(program: Command): void {
     .option("--approve", "trust the folder if it is not trusted yet")
     .action(async (dir: string, o: { approve?: boolean }) => {
       try {
-        const real = await resolveHarnessDir(dir);
-        await ensureTrusted(real, { approve: !!o.approve });
-        await serveLines(real);
+        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
+        await serveLines(Deno.stdin.readable, writeOut, createRunService(), trusted);
         await settleBackground();
         Deno.exit(0);
       } catch (err) {
@@ -249,40 +248,4 @@ export function registerRunCommands(program: Command): void {
         };
       })
     );
-}
-
-/** Serves NDJSON requests from stdin, one run at a time, until stdin ends. */
-async function serveLines(dir: string): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const handle = async (line: string) => {
-    if (!line.trim()) return;
-    try {
-      let request: unknown;
-      try {
-        request = JSON.parse(line);
-      } catch {
-        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
-      }
-      if (!request || typeof request !== "object" || Array.isArray(request)) {
-        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
-      }
-      const run = await startRun(dir, request as { input?: string; input_file?: string });
-      for await (const frame of runFrames(run)) writeOut(JSON.stringify(frame));
-    } catch (err) {
-      const e = asFrameworkError(err);
-      if (e.kind === "internal") console.error(err);
-      writeOut(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
-    }
-  };
-  for await (const chunk of Deno.stdin.readable) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      await handle(line);
-    }
-  }
-  await handle(buffer);
 }

@@ -15,11 +15,11 @@ import { jsonProblem } from "../../lib/json_safety.ts";
 import { getField } from "../../lib/spec/get_field.ts";
 import { formatIssue } from "../../lib/spec/issues.ts";
 import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
-import { validateHarness } from "../../lib/spec/validate.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
 import { TEMPLATES } from "../../lib/templates/templates.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
-const CLI = { actor: "cli", caller: "cli" } as const;
+const CLI = { actor: "cli", policy: "local" } as const;
 
 /** Prints a value for people: scalars bare, collections as YAML. */
 function human(value: unknown): string {

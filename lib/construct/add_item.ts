@@ -24,12 +24,12 @@ export interface AddResult extends MutationResult {
  * @example
  * ```ts
  * await addItem("./h", "skill", { name: "refunds", description: "Refunds", instructions: "Ask first." },
- *   { actor: "cli", caller: "cli" });
+ *   { actor: "cli", policy: "local" });
  * ```
  * @param harnessDir The harness folder.
  * @param kind `skill`, `tool`, `validator`, `guardrail` or `hook`.
  * @param item The entry.
- * @param options Actor and caller.
+ * @param options Actor and policy.
  * @returns `{kind, name, spec_version, ...}`.
  */
 export async function addItem(
@@ -46,8 +46,8 @@ export async function addItem(
   }
   const listPath = LIST_PATH[kind];
   const describe = `Cannot add ${kind}`;
-  const frozen = frozenRootOf(listPath, options.caller);
-  if (frozen) throw frozenError(describe, frozen, options.caller);
+  const frozen = frozenRootOf(listPath, options.policy);
+  if (frozen) throw frozenError(describe, frozen, options.policy);
   if (!item || typeof item !== "object" || Array.isArray(item)) {
     throw badInput(
       `${describe}: expected a map (JSON object), got ${

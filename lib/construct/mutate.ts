@@ -8,6 +8,7 @@
  * @module
  */
 
+import { EDIT_POLICIES, type EditPolicy } from "../spec/frozen.ts";
 import { claimHarness } from "../spec/claim.ts";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
@@ -170,10 +171,10 @@ export function recordVersion(
  *
  * @param describe The action, e.g. `Cannot set "model.name"`.
  * @param root The frozen root touched.
- * @param caller Who is writing (for the message).
+ * @param policy Who is writing (for the message).
  */
-export function frozenError(describe: string, root: string, caller: string): FrameworkError {
-  const where = caller === "http" || caller === "proposal_http" ? "over HTTP" : "by a proposal";
+export function frozenError(describe: string, root: string, policy: EditPolicy): FrameworkError {
+  const where = EDIT_POLICIES[policy].refusedAs;
   return new FrameworkError(
     "forbidden",
     `${describe}: ${

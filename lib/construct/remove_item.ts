@@ -27,12 +27,12 @@ export interface RemoveResult extends MutationResult {
  *
  * @example
  * ```ts
- * await removeItem("./h", { path: "skills.refunds" }, { actor: "cli", caller: "cli" });
- * await removeItem("./h", { kind: "tool", name: "file_read" }, { actor: "cli", caller: "cli" });
+ * await removeItem("./h", { path: "skills.refunds" }, { actor: "cli", policy: "local" });
+ * await removeItem("./h", { kind: "tool", name: "file_read" }, { actor: "cli", policy: "local" });
  * ```
  * @param harnessDir The harness folder.
  * @param target What to remove.
- * @param options Actor and caller.
+ * @param options Actor and policy.
  * @returns `{removed, spec_version, ...}`.
  */
 export async function removeItem(
@@ -57,8 +57,8 @@ export async function removeItem(
   }
   const describe = `Cannot remove ${JSON.stringify(path)}`;
   parseDottedPath(path);
-  const frozen = frozenRootOf(path, options.caller);
-  if (frozen) throw frozenError(describe, frozen, options.caller);
+  const frozen = frozenRootOf(path, options.policy);
+  if (frozen) throw frozenError(describe, frozen, options.policy);
   const result = await mutateSpec(
     harnessDir,
     { actor: options.actor, op: "remove", describe },

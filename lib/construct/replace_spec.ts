@@ -2,7 +2,7 @@
  * `replaceSpecText`: writes `harness.yaml` as a whole, for the Spec tab's text editor (comments kept:
  * the person writes them). It goes through the same lock, validation and atomic write as every other
  * change: refused when it adds a problem (so a broken file can be fixed as a whole), and refused when
- * it changes a field the caller may not write (compared by value at every frozen root).
+ * it changes a field the policy may not write (compared by value at every frozen root).
  *
  * @module
  */
@@ -12,7 +12,8 @@ import { openHive } from "../hive/open.ts";
 import { latestSpecVersionIn } from "../hive/spec_versions.ts";
 import { frozenRoots } from "../spec/frozen.ts";
 import { parseSpecText } from "../spec/load.ts";
-import { canonicalJson, specVersion } from "../spec/version.ts";
+import { canonicalJson } from "../hash.ts";
+import { specVersion } from "../spec/version.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 import type { ChangeOptions } from "./set_field.ts";
 
@@ -66,11 +67,11 @@ function lastRecordedValue(dir: string): unknown {
  * @example
  * ```ts
  * await replaceSpecText("./h", "id: h\nmodel: {provider: scripted, replies: [{text: hi}]}\n",
- *   { actor: "workbench", caller: "proposal" });
+ *   { actor: "workbench", policy: "proposal" });
  * ```
  * @param harnessDir The harness folder.
  * @param text The whole new text.
- * @param options Actor and caller (which fields are frozen).
+ * @param options Actor and policy (which fields are frozen).
  * @returns The mutation result (`path` is empty: the whole file).
  */
 export async function replaceSpecText(
@@ -89,7 +90,7 @@ export async function replaceSpecText(
     harnessDir,
     { actor: options.actor, op: "replace", describe, wholeText: true },
     (current, dir) => {
-      const roots = frozenRoots(options.caller);
+      const roots = frozenRoots(options.policy);
       // A file that does not parse is compared with the last version recorded for this folder.
       const baseline = current.value ?? lastRecordedValue(dir);
       if (baseline === undefined && roots.length) {
@@ -102,7 +103,7 @@ export async function replaceSpecText(
       for (const root of roots) {
         const before = valuesAt(baseline ?? {}, root).join("\n");
         const after = valuesAt(next.value ?? {}, root).join("\n");
-        if (before !== after) throw frozenError(describe, root, options.caller);
+        if (before !== after) throw frozenError(describe, root, options.policy);
       }
       // The log names the versions: the texts themselves are in the hive's spec versions.
       return {

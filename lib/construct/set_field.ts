@@ -6,7 +6,7 @@
 
 import { badInput } from "../errors.ts";
 import { parseDottedPath, resolvePath } from "../spec/dotted_path.ts";
-import { type Caller, frozenRootOf } from "../spec/frozen.ts";
+import { type EditPolicy, frozenRootOf } from "../spec/frozen.ts";
 import { setInText } from "../spec/yaml_edit.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 
@@ -15,7 +15,7 @@ export interface ChangeOptions {
   /** The construction-log actor: `cli`, `http:<key_id>`, `proposal:<id>`, `workbench`. */
   actor: string;
   /** Decides which roots are frozen. */
-  caller: Caller;
+  policy: EditPolicy;
 }
 
 /**
@@ -24,12 +24,12 @@ export interface ChangeOptions {
  *
  * @example
  * ```ts
- * await setField("./harnesses/hello", "limits.max_turns", 12, { actor: "cli", caller: "cli" });
+ * await setField("./harnesses/hello", "limits.max_turns", 12, { actor: "cli", policy: "local" });
  * ```
  * @param harnessDir The harness folder.
  * @param path The dotted path.
  * @param value The new JSON value.
- * @param options Actor and caller.
+ * @param options Actor and policy.
  * @returns `{path, old, new, spec_version, ...}`.
  */
 export async function setField(
@@ -41,8 +41,8 @@ export async function setField(
   const describe = `Cannot set ${JSON.stringify(path)}`;
   parseDottedPath(path);
   if (value === undefined) throw badInput(`${describe}: missing value`);
-  const frozen = frozenRootOf(path, options.caller);
-  if (frozen) throw frozenError(describe, frozen, options.caller);
+  const frozen = frozenRootOf(path, options.policy);
+  if (frozen) throw frozenError(describe, frozen, options.policy);
   return await mutateSpec(harnessDir, { actor: options.actor, op: "set", describe }, (current) => {
     const resolved = resolvePath(current.value, path);
     return {

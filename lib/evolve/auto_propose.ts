@@ -8,11 +8,11 @@
 
 import { trackBackground } from "../background.ts";
 import { openHive } from "../hive/open.ts";
-import type { RunResult } from "../runner/types.ts";
+import type { RunResult } from "../run_types.ts";
 import { failuresWithSignature } from "../hive/runs.ts";
 import { harnessRef, type LoadedSpec } from "../spec/load.ts";
 import { proposeImprovement } from "./propose.ts";
-import { lastProposalAt } from "./proposals_store.ts";
+import { lastProposalAt } from "../hive/proposals.ts";
 
 /** Default failures of one signature before an automatic proposal. */
 export const DEFAULT_AUTO_PROPOSE_AFTER = 3;
@@ -41,7 +41,7 @@ export function maybeAutoPropose(loaded: LoadedSpec, result: RunResult): void {
     if (runIds.length < threshold) return;
     await proposeImprovement(loaded.dir, {
       trigger: "auto",
-      caller: "proposal",
+      policy: "proposal",
       objective:
         `Stop the recurring failure ${signature} (${runIds.length} runs since the last proposal)`,
       runIds,

@@ -15,9 +15,9 @@ import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { openHive } from "../hive/open.ts";
 import { traceDir as traceDirOf } from "../paths.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
-import type { Caller } from "../spec/frozen.ts";
+import type { EditPolicy } from "../spec/frozen.ts";
 import { harnessRef, loadSpec } from "../spec/load.ts";
-import { sha256Hex } from "../spec/version.ts";
+import { sha256Hex } from "../hash.ts";
 import { deleteInText, setInText } from "../spec/yaml_edit.ts";
 import { gateCodeChange, gateYamlChange } from "./gate.ts";
 import {
@@ -25,7 +25,7 @@ import {
   markProposalApplied,
   type Proposal,
   saveProposal,
-} from "./proposals_store.ts";
+} from "../hive/proposals.ts";
 
 /** What to apply. */
 export interface ApplyChoice {
@@ -38,7 +38,7 @@ export interface ApplyChoice {
 /** Options of {@link applyProposal} and {@link rejectProposal}. */
 export interface DecideOptions {
   /** `proposal` (CLI, workbench) or `proposal_http`: which roots the gate freezes. */
-  caller: Extract<Caller, "proposal" | "proposal_http">;
+  policy: Extract<EditPolicy, "proposal" | "remote">;
 }
 
 function isOpen(p: Proposal): boolean {
@@ -61,12 +61,12 @@ function notOpen(p: Proposal): FrameworkError {
  *
  * @example
  * ```ts
- * await applyProposal("./h", "prop_01…", { apply_yaml: true, approve_code: ["c1"] }, { caller: "proposal" });
+ * await applyProposal("./h", "prop_01…", { apply_yaml: true, approve_code: ["c1"] }, { policy: "proposal" });
  * ```
  * @param harnessDir The harness folder.
  * @param id The proposal id (bound to this harness: another harness's id is not found).
  * @param choice What to apply.
- * @param options The caller.
+ * @param options The policy.
  * @returns The proposal after the decision.
  */
 export async function applyProposal(
@@ -112,7 +112,7 @@ export async function applyProposal(
   const now = () => new Date().toISOString();
   for (const c of proposal.yaml_changes) {
     if (c.status !== "pending") continue;
-    const verdict = gateYamlChange(specValue, c, options.caller);
+    const verdict = gateYamlChange(specValue, c, options.policy);
     if (!verdict.ok) Object.assign(c, { status: "blocked", reason: verdict.reason });
   }
   const toWrite: { change: Proposal["code_changes"][number]; absolute: string }[] = [];
@@ -209,7 +209,7 @@ export async function applyProposal(
  * @param harnessDir The harness folder.
  * @param id The proposal id (bound to this harness).
  * @param reason Why (required).
- * @param _options The caller.
+ * @param _options The policy.
  * @returns The proposal after the decision.
  */
 export async function rejectProposal(

@@ -13,7 +13,7 @@ import { harnessStats } from "../hive/stats.ts";
 import { makeRedactor } from "../journal/redact.ts";
 import { parseJournal } from "../journal/verify.ts";
 import { harnessRef, type LoadedSpec } from "../spec/load.ts";
-import type { Proposal } from "./proposals_store.ts";
+import type { Proposal } from "../hive/proposals.ts";
 
 const MAX_FAILED_RUNS = 50;
 const EXCERPT_RUNS = 3;

@@ -1,6 +1,7 @@
 /**
  * The evolution gate, checked when a proposal is drafted and again when it is applied: a YAML change
- * on a frozen root (the safety and remote roots; every HTTP-frozen root when the caller is HTTP) or on an unknown path
+ * on a frozen root (by the writer's edit policy: the safety and remote roots for a proposal, every
+ * frozen root when it is applied over HTTP) or on an unknown path
  * is blocked; a code change outside the harness folder, into a sensitive path or onto `harness.yaml`
  * is blocked.
  *
@@ -11,7 +12,7 @@ import { dirname, relative } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
-import { type Caller, frozenRootOf } from "../spec/frozen.ts";
+import { type EditPolicy, frozenRootOf } from "../spec/frozen.ts";
 
 /** The verdict on one change. */
 export type GateVerdict = { ok: true } | { ok: false; reason: string };
@@ -21,15 +22,15 @@ export type GateVerdict = { ok: true } | { ok: false; reason: string };
  *
  * @param spec The parsed spec value.
  * @param change The change.
- * @param caller `proposal` (CLI, workbench) or `proposal_http`.
+ * @param policy `proposal` (CLI, workbench) or `remote` (over HTTP).
  * @returns Whether it may be applied, and why not.
  */
 export function gateYamlChange(
   spec: unknown,
   change: { path: string; op: string },
-  caller: Caller,
+  policy: EditPolicy,
 ): GateVerdict {
-  const frozen = frozenRootOf(change.path, caller);
+  const frozen = frozenRootOf(change.path, policy);
   if (frozen) {
     return {
       ok: false,

@@ -16,11 +16,11 @@ import { createProvider, type ProviderContext } from "../models/registry.ts";
 import { withRetries } from "../models/retry.ts";
 import { type ModelProvider, ProviderError } from "../models/types.ts";
 import { traceDir as traceDirOf } from "../paths.ts";
-import { type Caller, frozenRoots } from "../spec/frozen.ts";
+import { type EditPolicy, frozenRoots } from "../spec/frozen.ts";
 import { loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
-import { canonicalJson, sha256Hex } from "../spec/version.ts";
+import { canonicalJson, sha256Hex } from "../hash.ts";
 import { gatherEvidence } from "./evidence.ts";
 import { gateCodeChange, gateYamlChange } from "./gate.ts";
 import {
@@ -28,7 +28,7 @@ import {
   insertProposal,
   type Proposal,
   type YamlChange,
-} from "./proposals_store.ts";
+} from "../hive/proposals.ts";
 import { unifiedDiff } from "./unified_diff.ts";
 
 /** Options of {@link proposeImprovement}. */
@@ -39,7 +39,7 @@ export interface ProposeOptions {
   /** Runs to learn from (default: the recent failures). */
   runIds?: string[];
   /** `proposal` (CLI, workbench, auto) or `proposal_http` (the control plane). */
-  caller: Extract<Caller, "proposal" | "proposal_http">;
+  policy: Extract<EditPolicy, "proposal" | "remote">;
   /** Replaces provider creation (tests, embedders). */
   createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
 }
@@ -114,11 +114,11 @@ export function yamlChangeIsNoop(spec: unknown, change: Pick<YamlChange, "path" 
  *
  * @example
  * ```ts
- * const p = await proposeImprovement("./harnesses/hello", { trigger: "cli", caller: "proposal" });
+ * const p = await proposeImprovement("./harnesses/hello", { trigger: "cli", policy: "proposal" });
  * p.status; // "queued"
  * ```
  * @param harnessDir The harness folder.
- * @param options Trigger, objective, runs, caller.
+ * @param options Trigger, objective, runs, policy.
  * @returns The queued proposal.
  */
 export async function proposeImprovement(
@@ -137,7 +137,7 @@ export async function proposeImprovement(
   const request = {
     harness_yaml: loaded.text,
     objectives,
-    frozen_fields: frozenRoots(options.caller),
+    frozen_fields: frozenRoots(options.policy),
     evidence,
   };
   const make = options.createProvider ?? createProvider;
@@ -168,7 +168,7 @@ export async function proposeImprovement(
   const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
   const specValue = JSON.parse(JSON.stringify(spec));
   const yaml_changes: YamlChange[] = answer.yaml_changes.map((c) => {
-    const verdict = gateYamlChange(specValue, c, options.caller);
+    const verdict = gateYamlChange(specValue, c, options.policy);
     const change: YamlChange = {
       path: c.path,
       op: c.op,

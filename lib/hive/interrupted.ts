@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { isProcessAlive } from "../runner/process_identity.ts";
+import { isProcessAlive } from "../process_identity.ts";
 import { statement } from "../sqlite/statements.ts";
 
 /**

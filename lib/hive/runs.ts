@@ -5,9 +5,9 @@
  * @module
  */
 
-import { ownProcess } from "../runner/process_identity.ts";
+import { ownProcess } from "../process_identity.ts";
 import { badInput } from "../errors.ts";
-import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../runner/types.ts";
+import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";

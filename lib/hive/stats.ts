@@ -4,7 +4,7 @@
  * @module
  */
 
-import { RUN_STATUSES, type RunStatus } from "../runner/types.ts";
+import { RUN_STATUSES, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";

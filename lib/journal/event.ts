@@ -7,7 +7,7 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex } from "../spec/version.ts";
+import { canonicalJson, sha256Hex } from "../hash.ts";
 
 /** One journal event. */
 export interface JournalEvent {

@@ -5,7 +5,7 @@
  */
 
 import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
-import { sha256Hex } from "../spec/version.ts";
+import { sha256Hex } from "../hash.ts";
 
 /** The result of {@link verifyJournal}. */
 export interface Integrity {

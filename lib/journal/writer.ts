@@ -7,7 +7,7 @@
 
 import { dirname } from "node:path";
 import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
-import { sha256Hex } from "../spec/version.ts";
+import { sha256Hex } from "../hash.ts";
 import { wellFormedJson } from "../json_safety.ts";
 import { makeRedactor, type RedactConfig } from "./redact.ts";
 

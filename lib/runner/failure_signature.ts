@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RunStatus } from "./types.ts";
+import type { RunStatus } from "../run_types.ts";
 
 /**
  * Normalises one part of a signature: lowercase, ids and long numbers replaced, only `[a-z0-9_.-]`.

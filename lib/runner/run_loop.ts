@@ -19,13 +19,12 @@ import type { ModelSpec } from "../spec/schema.ts";
 import { createSandboxPool } from "../tools/sandbox.ts";
 import { type Tool, ToolError } from "../tools/tool.ts";
 import { buildToolset } from "../tools/toolset.ts";
-import type { ControlQueue } from "./controls.ts";
 import type { EventStream } from "./event_stream.ts";
 import { failureSignature } from "./failure_signature.ts";
 import { buildGuardrails, firstTrip, type GuardState } from "./guardrails.ts";
 import { buildHooks } from "./hooks.ts";
 import { composeSystemPrompt } from "./prompt.ts";
-import type { RunResult, RunStatus, TextDelta } from "./types.ts";
+import type { RunResult, RunStatus, TextDelta } from "../run_types.ts";
 import { buildValidators } from "./validators.ts";
 
 /** Limits applied when the spec sets none. */
@@ -41,7 +40,6 @@ export interface LoopContext {
   started: Date;
   journal: JournalWriter;
   events: EventStream<JournalEvent>;
-  controls: ControlQueue;
   signal: AbortSignal | undefined;
   parentRunId: string | null;
   makeProvider: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
@@ -178,7 +176,6 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     }];
     let warnedPrice = false;
     while (true) {
-      ctx.controls.drain();
       if (signal.aborted) throw signal.reason;
       if (turns >= limits.max_turns) {
         throw new RunStop(

@@ -1,8 +1,8 @@
 /**
- * `startRun`: the agent loop. The run id is allocated first, the spec snapshot is loaded once, and the
- * run is journalled (hash-chained) and indexed in the hive. One turn is one model call plus the tool
- * calls it asked for; controls are drained only at turn boundaries. Every run ends with exactly one of
- * the five statuses.
+ * Preparing and launching a run: the run id is allocated first, the spec snapshot is loaded once, and
+ * the run is journalled (hash-chained) and indexed in the hive. One turn is one model call plus the
+ * tool calls it asked for. Every run ends with exactly one of the five statuses. Shells start runs
+ * through the run service (`lib/runs/service.ts`), never from here.
  *
  * @module
  */
@@ -23,13 +23,12 @@ import type { Tool } from "../tools/tool.ts";
 import { codeRefsOf } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
+import { type TrustedFolder, vouchesFor } from "../trust/gate.ts";
 import { trustedEntryFor } from "../trust/store.ts";
-import { type ControlQueue, createControlQueue } from "./controls.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
-import { maybeAutoPropose } from "../evolve/auto_propose.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { runLoop } from "./run_loop.ts";
-import type { RunResult, TextDelta } from "./types.ts";
+import type { RunResult, TextDelta } from "../run_types.ts";
 
 /** What a run is asked: literal `input`, a file (`input_file`), or both. */
 export interface RunInput {
@@ -49,8 +48,11 @@ export interface RunOptions {
   spec?: LoadedSpec;
   /** Replaces provider creation (tests, embedders). */
   createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;
-  /** The caller already checked trust (the control plane checks once, before it binds). */
-  trustChecked?: boolean;
+  /**
+   * The trust gate's proof for this folder (the control plane passes the gate once, before it binds).
+   * Without it, a harness with code runs only when the trust store trusts its folder.
+   */
+  trusted?: TrustedFolder;
   /** Earlier messages of a conversation, sent before the input (the workbench copilot). */
   history?: Message[];
   /**
@@ -75,8 +77,6 @@ export interface RunHandle {
   events: EventStream<JournalEvent>;
   /** The result; never rejects. */
   result: Promise<RunResult>;
-  /** Controls applied at the next turn boundary. */
-  controls: ControlQueue;
   /** Stops the run now (status `error`, reason `stopped`); a no-op once it has ended. */
   stop(): void;
 }
@@ -157,7 +157,9 @@ export async function prepareRun(
   const traceDir = await checkTraceDir(loaded.dir, spec.logging?.trace_dir);
   const { text, input_file } = await resolveInput(loaded, input, traceDir);
   const refs = codeRefsOf(spec);
-  if (refs.length && !options.trustChecked && !(await trustedEntryFor(loaded.dir))) {
+  if (
+    refs.length && !vouchesFor(options.trusted, loaded.dir) && !(await trustedEntryFor(loaded.dir))
+  ) {
     throw new FrameworkError(
       "untrusted",
       `The harness ${JSON.stringify(spec.id)} runs code (${
@@ -201,7 +203,6 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     parent_run_id: options.parentRunId ?? null,
   });
   const events = createEventStream<JournalEvent>();
-  const controls = createControlQueue();
   const stopper = new AbortController();
   const runSignal = linkSignals(options.signal, stopper.signal);
   const result = runLoop({
@@ -213,7 +214,6 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     started,
     journal,
     events,
-    controls,
     signal: runSignal.signal,
     parentRunId: options.parentRunId ?? null,
     makeProvider: options.createProvider ?? createProvider,
@@ -231,7 +231,6 @@ export function launchRun(prepared: PreparedRun): RunHandle {
       );
     }
     events.close();
-    maybeAutoPropose(loaded, r);
     return r;
   });
   const handle: RunHandle = {
@@ -241,32 +240,8 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     trace_path,
     events,
     result,
-    controls,
     stop: () => stopper.abort(new Error("The run was stopped")),
   };
   registerActiveRun(handle);
   return handle;
-}
-
-/**
- * Starts a run and returns at once with its handle; the loop goes on in the background. Bad input
- * (no input, an unsafe `input_file`, an invalid spec) is thrown before anything is recorded.
- *
- * @example
- * ```ts
- * const run = await startRun("./harnesses/hello", { input: "Hi" });
- * for await (const e of run.events) console.log(e.seq, e.type);
- * const result = await run.result;
- * ```
- * @param harnessDir The harness folder.
- * @param input `input` and/or `input_file`.
- * @param options Pre-allocated id, parent, abort signal, spec snapshot.
- * @returns The run handle.
- */
-export async function startRun(
-  harnessDir: string,
-  input: RunInput,
-  options: RunOptions = {},
-): Promise<RunHandle> {
-  return launchRun(await prepareRun(harnessDir, input, options));
 }

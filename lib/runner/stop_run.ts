@@ -10,7 +10,7 @@ import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { findRun } from "../journal/trace.ts";
 import { activeRun } from "./active_runs.ts";
-import type { RunResult } from "./types.ts";
+import type { RunResult } from "../run_types.ts";
 
 /**
  * Stops a run that is still going in this process and waits for its result.

@@ -1,6 +1,7 @@
 /**
- * Frozen roots: the one function that decides which spec paths a caller may not write. The local CLI
- * may write anything; HTTP callers and proposals may not touch the safety roots.
+ * Frozen roots and edit policies: the one place that decides which spec paths a writer may not write.
+ * The local CLI may write anything; remote callers, proposals and the workbench (unconfirmed) may not
+ * touch the safety roots.
  *
  * @module
  */
@@ -20,7 +21,7 @@ export const SAFETY_ROOTS: readonly string[] = [
 ];
 
 /**
- * Roots frozen for every remote caller (HTTP, proposals, the workbench copilot) besides the safety
+ * Roots frozen for every remote policy (HTTP, proposals, the workbench copilot) besides the safety
  * roots (CONTRACT.md "Frozen over HTTP, added"): `evolution.model` carries a `base_url` and an
  * `api_key_env`, so writing it would send the server's credentials to a chosen host;
  * `logging.trace_dir` chooses where journals are written; `evolution.auto_propose_after` decides how
@@ -49,26 +50,38 @@ export const HTTP_ONLY_ROOTS: readonly string[] = [
 const PROPOSAL_ROOTS = [...SAFETY_ROOTS, ...REMOTE_ROOTS];
 const ALL_ROOTS = [...PROPOSAL_ROOTS, ...HTTP_ONLY_ROOTS];
 
-/** Who is writing: decides which roots are frozen. */
-export type Caller = "cli" | "http" | "proposal" | "proposal_http";
+/**
+ * The edit policies, one per kind of shell: which roots an edit may not write, and how a refusal
+ * says who was refused. Each shell declares its own once:
+ * - `local`: the CLI on the harness's machine; nothing is frozen.
+ * - `workbench`: a person in the workbench's Spec tab; the safety and remote roots, unless the
+ *   person confirms the edit in the page (which is then `local`).
+ * - `proposal`: a proposal drafted by the evolver (a model) and applied locally.
+ * - `remote`: the control plane, a proposal applied over HTTP, and the workbench copilot's tools;
+ *   every frozen root.
+ */
+export const EDIT_POLICIES = {
+  local: { frozen: [] as readonly string[], refusedAs: "locally" },
+  workbench: { frozen: PROPOSAL_ROOTS, refusedAs: "from the workbench without a confirmation" },
+  proposal: { frozen: PROPOSAL_ROOTS, refusedAs: "by a proposal" },
+  remote: { frozen: ALL_ROOTS, refusedAs: "over HTTP or by the copilot" },
+} as const;
+
+/** Who is writing, as an edit policy: decides which roots are frozen. */
+export type EditPolicy = keyof typeof EDIT_POLICIES;
 
 /**
- * The frozen roots for a caller: none for the local CLI; the safety and remote roots for a proposal;
- * all of them over HTTP (and for a proposal applied over HTTP).
+ * The frozen roots of an edit policy.
  *
- * @param caller Who is writing.
+ * @example
+ * ```ts
+ * frozenRoots("local"); // []
+ * ```
+ * @param policy The writer's edit policy.
  * @returns The frozen dotted roots.
  */
-export function frozenRoots(caller: Caller): readonly string[] {
-  switch (caller) {
-    case "cli":
-      return [];
-    case "proposal":
-      return PROPOSAL_ROOTS;
-    case "http":
-    case "proposal_http":
-      return ALL_ROOTS;
-  }
+export function frozenRoots(policy: EditPolicy): readonly string[] {
+  return EDIT_POLICIES[policy].frozen;
 }
 
 /**
@@ -78,18 +91,18 @@ export function frozenRoots(caller: Caller): readonly string[] {
  *
  * @example
  * ```ts
- * frozenRootOf("logging", "http"); // "logging.redact"
- * frozenRootOf("limits.max_turns", "http"); // undefined
+ * frozenRootOf("logging", "remote"); // "logging.redact"
+ * frozenRootOf("limits.max_turns", "remote"); // undefined
  * ```
  * @param path A dotted path (or its segments).
- * @param caller Who is writing.
+ * @param policy The writer's edit policy.
  * @returns The frozen root it touches, or undefined when the write is allowed.
  */
 export function frozenRootOf(
   path: string | readonly (string | number)[],
-  caller: Caller,
+  policy: EditPolicy,
 ): string | undefined {
-  return frozenRootIn(path, frozenRoots(caller));
+  return frozenRootIn(path, frozenRoots(policy));
 }
 
 /**

@@ -5,28 +5,7 @@
  * @module
  */
 
-import canonicalize from "canonicalize";
-import { createHash } from "node:crypto";
-
-/**
- * Hex SHA-256 of a string or bytes.
- *
- * @param data The input.
- * @returns 64 lowercase hex characters.
- */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
-/**
- * The RFC 8785 canonical JSON of a value.
- *
- * @param value A JSON value.
- * @returns The canonical text.
- */
-export function canonicalJson(value: unknown): string {
-  return canonicalize(value) ?? "null";
-}
+import { canonicalJson, sha256Hex } from "../hash.ts";
 
 /**
  * The version hash of a parsed spec.

@@ -12,6 +12,48 @@ import { trustedEntryFor, trustFolder } from "./store.ts";
 /** How the folder came to be trusted. */
 export type TrustDecision = "trusted" | "approved" | "confirmed";
 
+/**
+ * Proof that the gate let a folder through: only this module makes one, so a run service can require
+ * it instead of a caller's word (the control plane checks trust once, before it binds, and hands
+ * this to every run).
+ */
+export interface TrustedFolder {
+  /** The folder (absolute, symlinks resolved, as the gate was given it). */
+  readonly dir: string;
+  /** How it came to be trusted. */
+  readonly decision: TrustDecision;
+}
+
+const vouched = new WeakSet<TrustedFolder>();
+
+function issue(dir: string, decision: TrustDecision): TrustedFolder {
+  const token: TrustedFolder = Object.freeze({ dir, decision });
+  vouched.add(token);
+  return token;
+}
+
+/**
+ * Whether a token came from the gate, for this folder.
+ *
+ * @param token A token, or nothing.
+ * @param dir The folder a run is about to use.
+ * @returns True only for a token the gate issued for `dir`.
+ */
+export function vouchesFor(token: TrustedFolder | undefined, dir: string): boolean {
+  return !!token && vouched.has(token) && token.dir === dir;
+}
+
+/**
+ * The gate without a person to ask: a token when the trust store already trusts the folder, else
+ * null.
+ *
+ * @param dir The folder (absolute, symlinks resolved).
+ * @returns The token, or null.
+ */
+export async function trustedAlready(dir: string): Promise<TrustedFolder | null> {
+  return (await trustedEntryFor(dir)) ? issue(dir, "trusted") : null;
+}
+
 /** Options of {@link ensureTrusted}. */
 export interface TrustGateOptions {
   /** `--approve`: trust the folder and go on. */
@@ -49,10 +91,29 @@ export async function ensureTrusted(
   dir: string,
   options: TrustGateOptions = {},
 ): Promise<TrustDecision> {
-  if (await trustedEntryFor(dir)) return "trusted";
+  return (await trustGate(dir, options)).decision;
+}
+
+/**
+ * The gate that a run needs passed: like {@link ensureTrusted}, answering the proof a run service
+ * takes (see {@link vouchesFor}).
+ *
+ * @example
+ * ```ts
+ * const trusted = await trustGate(dir, { approve: flags.approve });
+ * ```
+ * @param dir The harness folder (absolute, symlinks resolved).
+ * @param options `approve`, and how to ask.
+ * @returns The proof that the folder is trusted.
+ */
+export async function trustGate(
+  dir: string,
+  options: TrustGateOptions = {},
+): Promise<TrustedFolder> {
+  if (await trustedEntryFor(dir)) return issue(dir, "trusted");
   if (options.approve) {
     await trustFolder(dir);
-    return "approved";
+    return issue(dir, "approved");
   }
   const interactive = options.interactive ?? Deno.stdin.isTerminal();
   if (interactive) {
@@ -62,7 +123,7 @@ export async function ensureTrusted(
     );
     if (/^y(es)?$/i.test(answer)) {
       await trustFolder(dir);
-      return "confirmed";
+      return issue(dir, "confirmed");
     }
     throw new FrameworkError(
       "untrusted",

@@ -20,6 +20,10 @@ import {
 import type { Hive } from "../hive/open.ts";
 import { parseSpecText } from "../spec/load.ts";
 import { checkHarnessCached } from "../spec/spec_cache.ts";
+import { specVersion } from "../spec/version.ts";
+import { evolvedCount } from "../hive/proposals.ts";
+import { type HarnessStats, harnessStats } from "../hive/stats.ts";
+import { trustedEntryFor } from "../trust/store.ts";
 
 /** The id of the bundled copilot harness (kept out of the catalog). */
 export const COPILOT_ID = "workbench-copilot";
@@ -236,4 +240,39 @@ export function harnessDirOf(db: Hive, id: string): string {
     throw notFound(`Unknown harness ${JSON.stringify(id)}`, { harness_id: id });
   }
   return row.root_path;
+}
+
+/** A harness as the workspace shows it (`GET /api/harnesses/{id}`). */
+export interface HarnessDetail {
+  id: string;
+  dir: string;
+  /** The parsed value of its harness.yaml (even when invalid), or null when it does not parse. */
+  spec: unknown;
+  spec_version: string | null;
+  valid: boolean;
+  trusted: boolean;
+  stats: HarnessStats;
+  evolved: number;
+}
+
+/**
+ * A catalogued harness with its spec, validity, trust, statistics and evolved counter.
+ *
+ * @param db The hive.
+ * @param id The harness id.
+ * @returns The detail, or `not_found`.
+ */
+export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail> {
+  const ref = harnessRefOf(db, id);
+  const { parsed } = await checkHarnessCached(ref.dir);
+  return {
+    id,
+    dir: ref.dir,
+    spec: parsed.value ?? null,
+    spec_version: parsed.spec ? specVersion(parsed.spec) : null,
+    valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
+    trusted: !!(await trustedEntryFor(ref.dir)),
+    stats: harnessStats(db, ref),
+    evolved: evolvedCount(db, ref),
+  };
 }

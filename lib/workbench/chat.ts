@@ -12,19 +12,21 @@ import type { Hive } from "../hive/open.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import type { Message } from "../models/types.ts";
 import { createEventStream } from "../runner/event_stream.ts";
-import { launchRun, prepareRun } from "../runner/start_run.ts";
-import type { RunResult } from "../runner/types.ts";
+import { newRunId } from "../ids.ts";
+import type { RunService } from "../runs/service.ts";
+import type { RunResult } from "../run_types.ts";
 import type { LoadedSpec } from "../spec/load.ts";
 import {
   addMessage,
   attachArtifacts,
   type ChatMessage,
   getConversation,
+  listArtifacts,
   listMessages,
   type MessagePart,
   updateConversation,
 } from "./conversations.ts";
-import type { CopilotModel } from "./copilot/setup.ts";
+import type { Copilot, CopilotModel } from "./copilot/setup.ts";
 import { COPILOT_SETUP_HELP } from "./copilot/setup.ts";
 import { type CopilotContext, copilotTools } from "./copilot/tools.ts";
 import type { WorkbenchDb } from "./db.ts";
@@ -42,6 +44,24 @@ export function pendingTurn(conversationId: string): string | null {
   return pending.get(conversationId) ?? null;
 }
 
+/**
+ * A conversation as the page shows it: the record, its messages and artifacts, and the copilot run of
+ * a turn still in flight.
+ *
+ * @param db The workbench database.
+ * @param id The conversation.
+ * @returns The view.
+ */
+export function conversationView(db: WorkbenchDb, id: string) {
+  const conversation = getConversation(db, id);
+  return {
+    conversation,
+    messages: listMessages(db, conversation.id),
+    artifacts: listArtifacts(db, conversation.id),
+    pending_run_id: pendingTurn(conversation.id),
+  };
+}
+
 /** The frames of a chat turn. */
 export type ChatFrame =
   | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
@@ -54,9 +74,11 @@ export type ChatFrame =
 export interface ChatEnvironment {
   hive: Hive;
   db: WorkbenchDb;
-  copilot: LoadedSpec;
-  model: CopilotModel | undefined;
+  copilot: Copilot;
+  copilotModel: CopilotModel | undefined;
   harnessesDir: string;
+  /** The workbench's runs (the copilot's turns and the targets it runs). */
+  runs: RunService;
 }
 
 /** A chat request: the text and the selection it was sent with. */
@@ -170,7 +192,7 @@ export async function startChatTurn(
       : {}),
   });
 
-  if (!env.model) {
+  if (!env.copilotModel) {
     const reply = addMessage(env.db, {
       conversation_id: conversationId,
       role: "assistant",
@@ -188,26 +210,28 @@ export async function startChatTurn(
   const ctx: CopilotContext = {
     hive: env.hive,
     db: env.db,
+    runs: env.runs,
     conversationId,
     selection,
     harnessesDir: env.harnessesDir,
     artifacts: [],
   };
   const spec: LoadedSpec = {
-    ...env.copilot,
-    spec: { ...env.copilot.spec, model: env.model.model },
+    ...env.copilot.spec,
+    spec: { ...env.copilot.spec.spec, model: env.copilotModel.model },
   };
   // Journal events and the reply's text as it is generated, in the order they happen.
   const live = createEventStream<ChatFrame>();
-  const prepared = await prepareRun(env.copilot.dir, { input: request.message }, {
+  const runId = newRunId();
+  const submitted = await env.runs.submit(env.copilot.trusted, { input: request.message }, {
+    runId,
     spec,
     inputNote: selectionNote(selection),
-    trustChecked: true,
     history: history(earlier),
     extraTools: copilotTools(ctx),
-    onText: ({ turn, text }) => live.push({ frame: "delta", run_id: prepared.run_id, turn, text }),
+    onText: ({ turn, text }) => live.push({ frame: "delta", run_id: runId, turn, text }),
   });
-  const run = launchRun(prepared);
+  const run = await submitted.started;
   pending.set(conversationId, run.run_id);
   // The turn is stored when the run ends, whoever is (still) listening.
   const done = run.result.then((result) => {

@@ -47,7 +47,7 @@ Deno.test("setField() called 50 times at once in one process: every edit lands",
   await Promise.all(
     Array.from(
       { length: 50 },
-      (_, i) => setField(dir, `extensions.k${i}`, { n: i }, { actor: "cli", caller: "cli" }),
+      (_, i) => setField(dir, `extensions.k${i}`, { n: i }, { actor: "cli", policy: "local" }),
     ),
   );
   const ext = (await loadSpec(dir)).spec.extensions as Record<string, { n: number }>;
@@ -79,7 +79,7 @@ Deno.test("a writer killed mid-write leaves the old or the new file, never a mix
     assert.ok(lines.every((l) => l === lines[0]), `round ${round}: one value, not a mix`);
   }
   // The next edit clears temporary files a killed writer left behind.
-  await setField(dir, "limits.max_turns", 5, { actor: "cli", caller: "cli" });
+  await setField(dir, "limits.max_turns", 5, { actor: "cli", policy: "local" });
   for await (const e of Deno.readDir(dir)) {
     assert.ok(!e.name.includes(".tmp-"), `left over: ${e.name}`);
   }

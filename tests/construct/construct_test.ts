@@ -11,8 +11,8 @@ import { loadSpec } from "../../lib/spec/load.ts";
 import { tempDir, tempHome, writeFiles } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
 
-const CLI = { actor: "cli", caller: "cli" } as const;
-const HTTP = { actor: "http:key1", caller: "http" } as const;
+const CLI = { actor: "cli", policy: "local" } as const;
+const HTTP = { actor: "http:key1", policy: "remote" } as const;
 
 function kind(k: string, re?: RegExp) {
   return (err: unknown) =>

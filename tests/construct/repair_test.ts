@@ -11,7 +11,7 @@ import { FrameworkError } from "../../lib/errors.ts";
 import { removeItem } from "../../lib/construct/remove_item.ts";
 import { replaceSpecText } from "../../lib/construct/replace_spec.ts";
 import { setField } from "../../lib/construct/set_field.ts";
-import { validateHarness } from "../../lib/spec/validate.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { startWorkbenchProcess, workbenchCall } from "../helpers/workbench.ts";
 
@@ -26,8 +26,8 @@ limits:
   max_turnz: 3       # a typo
 `;
 
-const CLI = { actor: "cli", caller: "cli" } as const;
-const SPEC_TAB = { actor: "workbench", caller: "proposal" } as const;
+const CLI = { actor: "cli", policy: "local" } as const;
+const SPEC_TAB = { actor: "workbench", policy: "proposal" } as const;
 
 async function brokenHarness(root: string): Promise<string> {
   const dir = `${root}/fixme`;

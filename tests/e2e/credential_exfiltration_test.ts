@@ -15,6 +15,7 @@ import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { applyProposal } from "../../lib/evolve/decide.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { openWorkbenchDb } from "../../lib/workbench/db.ts";
+import { createRunService } from "../../lib/runs/service.ts";
 import { copilotTools } from "../../lib/workbench/copilot/tools.ts";
 import { createConversation } from "../../lib/workbench/conversations.ts";
 import { registerHarnessDir } from "../../lib/workbench/catalog.ts";
@@ -118,7 +119,7 @@ Deno.test("credentials: an evolver's proposal to move the evolver is blocked at 
       ]),
     },
   });
-  const proposal = await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  const proposal = await proposeImprovement(dir, { trigger: "cli", policy: "proposal" });
   const statuses = Object.fromEntries(proposal.yaml_changes.map((c) => [c.path, c.status]));
   assert.deepEqual(statuses, {
     "evolution.model": "blocked",
@@ -126,13 +127,13 @@ Deno.test("credentials: an evolver's proposal to move the evolver is blocked at 
     "instructions": "pending",
   });
   await applyProposal(dir, proposal.id, { apply_yaml: true, approve_code: [] }, {
-    caller: "proposal",
+    policy: "proposal",
   });
   const spec = parse(await Deno.readTextFile(`${dir}/harness.yaml`));
   assert.equal(spec.evolution.model.provider, "scripted", "the evolver stayed where it was");
   assert.equal(spec.logging, undefined);
   assert.equal(spec.instructions, "Be brief.\n");
-  await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  await proposeImprovement(dir, { trigger: "cli", policy: "proposal" });
   assert.deepEqual(listener.seen, []);
 });
 
@@ -156,6 +157,7 @@ Deno.test("credentials: the workbench copilot's tools cannot move the evolver", 
     const tools = copilotTools({
       hive,
       db,
+      runs: createRunService(),
       conversationId: conversation.id,
       selection: { harness_id: "victim", run_id: null },
       harnessesDir: root.path,

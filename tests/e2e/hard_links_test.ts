@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { resolveSafePath } from "../../lib/fs/safe_path.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
+import { startRun } from "../../lib/runs/service.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
@@ -106,7 +106,7 @@ Deno.test("the evolver cannot read or write a hard link to .env through a code c
       }]),
     },
   });
-  const proposal = await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  const proposal = await proposeImprovement(dir, { trigger: "cli", policy: "proposal" });
   const change = proposal.code_changes[0]!;
   assert.equal(change.status, "blocked");
   assert.ok(!change.diff.includes("sk-hard"), "the diff does not show the linked file");

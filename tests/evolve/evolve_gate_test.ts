@@ -15,10 +15,10 @@ import { settleBackground } from "../../lib/background.ts";
 import { FrameworkError } from "../../lib/errors.ts";
 import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
-import { getProposal, listProposals, type Proposal } from "../../lib/evolve/proposals_store.ts";
+import { getProposal, listProposals, type Proposal } from "../../lib/hive/proposals.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
-import type { RunResult } from "../../lib/runner/types.ts";
+import { startRun } from "../../lib/runs/service.ts";
+import type { RunResult } from "../../lib/run_types.ts";
 import {
   memberToken,
   type RunningControlPlane,
@@ -226,11 +226,11 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
 
   let cliMixed: Proposal;
   await t.step(
-    "CLI caller: safety roots, their children and parents, unknown paths are blocked",
+    "CLI policy: safety roots, their children and parents, unknown paths are blocked",
     async () => {
       cliMixed = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "mixed",
       });
       assert.equal(cliMixed.status, "queued");
@@ -250,11 +250,11 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
   );
 
   await t.step(
-    "HTTP caller (library): tools, verify.validators and name are blocked too",
+    "HTTP policy (library): tools, verify.validators and name are blocked too",
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "http",
-        caller: "proposal_http",
+        policy: "remote",
         objective: "mixed",
       });
       assertYamlGate(
@@ -268,7 +268,7 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
           "verify",
         ],
         ["limits.max_turns", "instructions"],
-        "proposal_http",
+        "remote",
       );
     },
   );
@@ -299,7 +299,7 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
 
   await t.step("apply (CLI, apply_yaml) applies only the pending changes", async () => {
     const applied = await applyProposal(dir, cliMixed.id, { apply_yaml: true }, {
-      caller: "proposal",
+      policy: "proposal",
     });
     assert.equal(applied.status, "applied");
     const statuses = yamlStatuses(applied);
@@ -349,7 +349,7 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "rename",
       });
       assert.deepEqual(yamlStatuses(p), { name: "pending", "limits.max_turns": "pending" });
@@ -370,14 +370,14 @@ Deno.test("evolution gate: YAML changes (library, CLI and HTTP callers, apply)",
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "frozen-only",
       });
       assert.ok(p.yaml_changes.every((c) => c.status === "blocked"), JSON.stringify(p));
       const bytes = await Deno.readFile(specFile);
       const log = await Deno.readFile(`${dir}/.framework/construction.log`);
       await rejectsWith(
-        applyProposal(dir, p.id, { apply_yaml: true }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { apply_yaml: true }, { policy: "proposal" }),
         "bad_input",
         "library apply",
       );
@@ -498,7 +498,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
   const byPath = (path: string) => p.code_changes.find((c) => c.path === path)!;
 
   await t.step("escaping, sensitive and spec paths are blocked with a reason", async () => {
-    p = await proposeImprovement(dir, { trigger: "cli", caller: "proposal", objective: "code" });
+    p = await proposeImprovement(dir, { trigger: "cli", policy: "proposal", objective: "code" });
     assert.equal(p.code_changes.length, changes.length);
     p.code_changes.forEach((c, i) => assert.equal(c.id, `c${i + 1}`));
     for (const [path, why] of blocked) {
@@ -557,7 +557,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
     for (const path of blockedPaths) {
       const id = byPath(path).id;
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: [id] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: [id] }, { policy: "proposal" }),
         "bad_input",
         `approve ${path}`,
       );
@@ -567,7 +567,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
           approve_code: [byPath("tools/new.ts").id, id],
           apply_yaml: true,
         }, {
-          caller: "proposal",
+          policy: "proposal",
         }),
         "bad_input",
         `approve tools/new.ts and ${path}`,
@@ -583,7 +583,7 @@ Deno.test("evolution gate: code changes (escaping, sensitive, harness.yaml; diff
       dir,
       p.id,
       { approve_code: [byPath("tools/new.ts").id, byPath("workspace/notes.md").id] },
-      { caller: "proposal" },
+      { policy: "proposal" },
     );
     assert.equal(applied.status, "applied");
     assert.equal(await Deno.readTextFile(`${dir}/tools/new.ts`), contentOf("tools/new.ts"));
@@ -630,7 +630,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "notes",
       });
       assert.equal(p.code_changes[0]!.status, "pending");
@@ -638,7 +638,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
       await Deno.remove(`${dir}/notes`, { recursive: true });
       await Deno.symlink(outside.path, `${dir}/notes`);
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: ["c1"] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: ["c1"] }, { policy: "proposal" }),
         "bad_input",
         "apply through the symlink",
       );
@@ -649,7 +649,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
       assert.deepEqual([...Deno.readDirSync(outside.path)], [], "nothing written outside");
       // A second attempt is refused: the change is blocked now.
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: ["c1"] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: ["c1"] }, { policy: "proposal" }),
         "bad_input",
         "approve the blocked change",
       );
@@ -662,14 +662,14 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "stale",
       });
       assert.equal(p.code_changes[0]!.status, "pending");
       assert.ok(p.code_changes[0]!.diff.startsWith("--- a/workspace/a.md\n"));
       await Deno.writeTextFile(`${dir}/workspace/a.md`, "the user's edit\n");
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: ["c1"] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: ["c1"] }, { policy: "proposal" }),
         "conflict",
         "stale apply",
       );
@@ -686,13 +686,13 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "stale-new",
       });
       assert.ok(p.code_changes[0]!.diff.startsWith("--- /dev/null\n"));
       await Deno.writeTextFile(`${dir}/workspace/b.md`, "made by hand\n");
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: ["c1"] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: ["c1"] }, { policy: "proposal" }),
         "conflict",
         "stale apply (new file)",
       );
@@ -705,7 +705,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
     async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "trace-moved",
       });
       assert.equal(p.code_changes[0]!.status, "pending");
@@ -715,7 +715,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
         (await Deno.readTextFile(spec)) + "logging:\n  trace_dir: logs\n",
       );
       await rejectsWith(
-        applyProposal(dir, p.id, { approve_code: ["c1"] }, { caller: "proposal" }),
+        applyProposal(dir, p.id, { approve_code: ["c1"] }, { policy: "proposal" }),
         "bad_input",
         "apply into the trace folder",
       );
@@ -732,7 +732,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
     fn: async () => {
       const p = await proposeImprovement(dir, {
         trigger: "cli",
-        caller: "proposal",
+        policy: "proposal",
         objective: "directory",
       });
       assert.equal(p.code_changes[0]!.status, "blocked");
@@ -740,7 +740,7 @@ Deno.test("evolution gate: checked again at apply; a stale change is a conflict"
       let error: unknown;
       try {
         await applyProposal(dir, p.id, { apply_yaml: true, approve_code: ["c1"] }, {
-          caller: "proposal",
+          policy: "proposal",
         });
       } catch (err) {
         error = err;
@@ -781,9 +781,9 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
   });
   const mine: Proposal[] = [];
   for (let i = 0; i < 3; i++) {
-    mine.push(await proposeImprovement(a, { trigger: "cli", caller: "proposal" }));
+    mine.push(await proposeImprovement(a, { trigger: "cli", policy: "proposal" }));
   }
-  const theirs = await proposeImprovement(b, { trigger: "cli", caller: "proposal" });
+  const theirs = await proposeImprovement(b, { trigger: "cli", policy: "proposal" });
   const unknown = "prop_01JZZZZZZZZZZZZZZZZZZZZZZZ";
   const { server, token } = await serveWithToken(a, home.path, "binder");
   await using _server = server;
@@ -832,11 +832,11 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
         (err: unknown) => err instanceof FrameworkError && err.kind === "not_found",
       );
       await rejectsWith(
-        applyProposal(a, id, { apply_yaml: true }, { caller: "proposal" }),
+        applyProposal(a, id, { apply_yaml: true }, { policy: "proposal" }),
         "not_found",
         "apply",
       );
-      await rejectsWith(rejectProposal(a, id, "no", { caller: "proposal" }), "not_found", "reject");
+      await rejectsWith(rejectProposal(a, id, "no", { policy: "proposal" }), "not_found", "reject");
     }
     assert.equal(getProposal(openHive(), { id: "bind-b", dir: b }, theirs.id).status, "queued");
     assert.equal(parseYaml(await Deno.readTextFile(`${b}/harness.yaml`)).limits, undefined);
@@ -904,7 +904,7 @@ Deno.test("proposals are bound to their harness (control plane and library)", as
         "reject again",
       );
       await rejectsWith(
-        applyProposal(a, p.id, { apply_yaml: true }, { caller: "proposal" }),
+        applyProposal(a, p.id, { apply_yaml: true }, { policy: "proposal" }),
         "conflict",
         "library apply again",
       );

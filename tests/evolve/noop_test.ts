@@ -27,14 +27,14 @@ Deno.test("a proposal already applied is not queued again; a no-op change is mar
     // The evolver answers the same every time (scripted replies repeat their last one).
     evolution: { model: scripted([{ text: ANSWER }]) },
   });
-  const first = await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  const first = await proposeImprovement(dir, { trigger: "cli", policy: "proposal" });
   assert.deepEqual(first.yaml_changes.map((c) => c.status), ["pending"]);
   await applyProposal(dir, first.id, { apply_yaml: true, approve_code: ["c1"] }, {
-    caller: "proposal",
+    policy: "proposal",
   });
 
   await assert.rejects(
-    () => proposeImprovement(dir, { trigger: "cli", caller: "proposal" }),
+    () => proposeImprovement(dir, { trigger: "cli", policy: "proposal" }),
     (err: unknown) =>
       err instanceof FrameworkError && err.kind === "conflict" &&
       /already in place/.test(err.message),
@@ -42,7 +42,7 @@ Deno.test("a proposal already applied is not queued again; a no-op change is mar
 
   // A proposal with one new change and one already in place is queued with the no-op marked.
   await Deno.writeTextFile(`${dir}/workspace/tone.md`, "Be long.\n");
-  const mixed = await proposeImprovement(dir, { trigger: "cli", caller: "proposal" });
+  const mixed = await proposeImprovement(dir, { trigger: "cli", policy: "proposal" });
   assert.equal(mixed.status, "queued");
   assert.deepEqual(mixed.yaml_changes.map((c) => [c.status, c.noop]), [["skipped", true]]);
   assert.deepEqual(mixed.code_changes.map((c) => c.status), ["pending"]);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
 import { getRun, listRuns } from "../../lib/hive/runs.ts";
-import { listProposals } from "../../lib/evolve/proposals_store.ts";
+import { listProposals } from "../../lib/hive/proposals.ts";
 import { verifyJournal } from "../../lib/journal/verify.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openHive } from "../../lib/hive/open.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
+import { startRun } from "../../lib/runs/service.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";

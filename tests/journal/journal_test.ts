@@ -4,7 +4,7 @@ import { foldContext } from "../../lib/journal/fold.ts";
 import { makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { createJournal } from "../../lib/journal/writer.ts";
-import { sha256Hex } from "../../lib/spec/version.ts";
+import { sha256Hex } from "../../lib/hash.ts";
 import canonicalize from "canonicalize";
 import { tempDir } from "../helpers/temp.ts";
 

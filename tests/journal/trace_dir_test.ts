@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { checkTraceDir, traceDirProblem } from "../../lib/journal/trace_dir.ts";
 import { FrameworkError } from "../../lib/errors.ts";
-import { validateHarness } from "../../lib/spec/validate.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

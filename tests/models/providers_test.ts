@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { openHive } from "../../lib/hive/open.ts";
 import { getRun } from "../../lib/hive/runs.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
+import { startRun } from "../../lib/runs/service.ts";
 import { type FakeLlm, startFakeLlm } from "../helpers/fake_llm.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

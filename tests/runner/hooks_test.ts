@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
-import type { RunResult } from "../../lib/runner/types.ts";
+import { startRun } from "../../lib/runs/service.ts";
+import type { RunResult } from "../../lib/run_types.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

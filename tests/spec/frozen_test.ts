@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {
-  type Caller,
+  type EditPolicy,
   frozenRootOf,
   HTTP_ONLY_ROOTS,
   REMOTE_ROOTS,
@@ -47,40 +47,42 @@ Deno.test("frozenRootOf() lists the safety, remote and HTTP-only roots", () => {
   ]);
 });
 
-Deno.test("frozenRootOf() decides every root, child and parent for each caller", async (t) => {
-  const expectations: Record<Caller, readonly string[]> = {
-    cli: [],
+Deno.test("frozenRootOf() decides every root, child and parent for each policy", async (t) => {
+  const expectations: Record<EditPolicy, readonly string[]> = {
+    local: [],
+    workbench: PROPOSAL,
     proposal: PROPOSAL,
-    http: ALL,
-    proposal_http: ALL,
+    remote: ALL,
   };
-  for (const [caller, frozen] of Object.entries(expectations) as [Caller, readonly string[]][]) {
-    await t.step(caller, () => {
+  for (
+    const [policy, frozen] of Object.entries(expectations) as [EditPolicy, readonly string[]][]
+  ) {
+    await t.step(policy, () => {
       for (const root of ALL) {
         const isFrozen = frozen.includes(root);
         const want = isFrozen ? root : undefined;
         const path = concrete(root);
-        assert.equal(frozenRootOf(path, caller), want, `${caller}: the root ${root}`);
+        assert.equal(frozenRootOf(path, policy), want, `${policy}: the root ${root}`);
         assert.equal(
-          frozenRootOf(`${path}.child.0`, caller),
+          frozenRootOf(`${path}.child.0`, policy),
           want,
-          `${caller}: a child of ${root}`,
+          `${policy}: a child of ${root}`,
         );
-        assert.equal(frozenRootOf(`${path}.0`, caller), want, `${caller}: an entry of ${root}`);
+        assert.equal(frozenRootOf(`${path}.0`, policy), want, `${policy}: an entry of ${root}`);
         for (const parent of parentsOf(path)) {
           if (isFrozen) {
-            assert.ok(frozenRootOf(parent, caller), `${caller}: ${parent} is a parent of ${root}`);
+            assert.ok(frozenRootOf(parent, policy), `${policy}: ${parent} is a parent of ${root}`);
           }
         }
       }
       // The whole spec is a parent of every root.
-      assert.equal(!!frozenRootOf("", caller), frozen.length > 0);
+      assert.equal(!!frozenRootOf("", policy), frozen.length > 0);
     });
   }
 });
 
 Deno.test("frozenRootOf() lets through fields that are not frozen", () => {
-  for (const caller of ["http", "proposal", "proposal_http", "cli"] as Caller[]) {
+  for (const policy of ["remote", "proposal", "workbench", "local"] as EditPolicy[]) {
     for (
       const path of [
         "limits.max_turns",
@@ -96,7 +98,7 @@ Deno.test("frozenRootOf() lets through fields that are not frozen", () => {
         "identity",
       ]
     ) {
-      assert.equal(frozenRootOf(path, caller), undefined, `${caller}: ${path}`);
+      assert.equal(frozenRootOf(path, policy), undefined, `${policy}: ${path}`);
     }
   }
   assert.equal(frozenRootOf("name", "proposal"), undefined, "name is frozen over HTTP only");
@@ -104,37 +106,37 @@ Deno.test("frozenRootOf() lets through fields that are not frozen", () => {
   assert.equal(frozenRootOf("delegation.peers", "proposal"), undefined);
 });
 
-Deno.test("frozenRootOf() freezes credential and trace roots for every remote caller", () => {
-  for (const caller of ["http", "proposal", "proposal_http"] as Caller[]) {
-    assert.equal(frozenRootOf("evolution.model.base_url", caller), "evolution.model");
-    assert.equal(frozenRootOf("evolution.model.api_key_env", caller), "evolution.model");
-    assert.equal(frozenRootOf("logging.trace_dir", caller), "logging.trace_dir");
+Deno.test("frozenRootOf() freezes credential and trace roots for every remote policy", () => {
+  for (const policy of ["remote", "proposal", "workbench"] as EditPolicy[]) {
+    assert.equal(frozenRootOf("evolution.model.base_url", policy), "evolution.model");
+    assert.equal(frozenRootOf("evolution.model.api_key_env", policy), "evolution.model");
+    assert.equal(frozenRootOf("logging.trace_dir", policy), "logging.trace_dir");
     assert.equal(
-      frozenRootOf("evolution.auto_propose_after", caller),
+      frozenRootOf("evolution.auto_propose_after", policy),
       "evolution.auto_propose_after",
     );
   }
-  assert.equal(frozenRootOf("evolution.model", "cli"), undefined);
+  assert.equal(frozenRootOf("evolution.model", "local"), undefined);
 });
 
 Deno.test("frozenRootOf() matches a * segment with any playbook", () => {
-  assert.equal(frozenRootOf("playbooks.research.on_enter", "http"), "playbooks.*.on_enter");
-  assert.equal(frozenRootOf(["playbooks", 2, "on_exit"], "http"), "playbooks.*.on_exit");
-  assert.equal(frozenRootOf("playbooks", "http"), "playbooks.*.on_enter");
-  assert.equal(frozenRootOf("playbooks.research", "http"), "playbooks.*.on_enter");
-  assert.equal(frozenRootOf("playbooks.research.instructions", "http"), undefined);
+  assert.equal(frozenRootOf("playbooks.research.on_enter", "remote"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf(["playbooks", 2, "on_exit"], "remote"), "playbooks.*.on_exit");
+  assert.equal(frozenRootOf("playbooks", "remote"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf("playbooks.research", "remote"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf("playbooks.research.instructions", "remote"), undefined);
 });
 
 Deno.test("frozenRootOf() refuses parents over HTTP: logging, evolution, verify", () => {
-  assert.equal(frozenRootOf("logging", "http"), "logging.redact");
-  assert.equal(frozenRootOf("evolution", "http"), "evolution.auto_propose");
-  assert.equal(frozenRootOf("verify", "http"), "verify.validators");
+  assert.equal(frozenRootOf("logging", "remote"), "logging.redact");
+  assert.equal(frozenRootOf("evolution", "remote"), "evolution.auto_propose");
+  assert.equal(frozenRootOf("verify", "remote"), "verify.validators");
   assert.equal(frozenRootOf("verify", "proposal"), undefined);
   assert.equal(frozenRootOf("logging", "proposal"), "logging.redact");
 });
 
 Deno.test("frozenRootOf() compares case-insensitively and accepts segments", () => {
-  assert.equal(frozenRootOf("MODEL.name", "http"), "model");
+  assert.equal(frozenRootOf("MODEL.name", "remote"), "model");
   assert.equal(frozenRootOf("Logging.Redact.fields", "proposal"), "logging.redact");
-  assert.equal(frozenRootOf(["guardrails", 0, "pattern"], "http"), "guardrails");
+  assert.equal(frozenRootOf(["guardrails", 0, "pattern"], "remote"), "guardrails");
 });

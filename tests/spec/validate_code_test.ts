@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import type { SpecIssue } from "../../lib/spec/issues.ts";
-import { validateHarness, type ValidationResult } from "../../lib/spec/validate.ts";
+import { validateHarness, type ValidationResult } from "../../lib/validate/validate.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type Json, jsonOk } from "../helpers/cli_assert.ts";

@@ -1,6 +1,6 @@
 /**
  * The one sensitive-path rule (`.framework/`, `.env*`, the trace folder wherever it lives, escapes,
- * absolute paths, symlinks leading out) through every caller: `resolveSafePath` itself, the builtin
+ * absolute paths, symlinks leading out) through every policy: `resolveSafePath` itself, the builtin
  * `file_read` / `file_write` / `list_files` tools, and `startRun`'s `input_file`.
  */
 
@@ -10,7 +10,7 @@ import { resolveSafePath } from "../../lib/fs/safe_path.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listRuns } from "../../lib/hive/runs.ts";
 import { traceDir as traceDirOf } from "../../lib/paths.ts";
-import { startRun } from "../../lib/runner/start_run.ts";
+import { startRun } from "../../lib/runs/service.ts";
 import { loadSpec } from "../../lib/spec/load.ts";
 import type { HarnessSpec } from "../../lib/spec/schema.ts";
 import { BUILTIN_TOOLS, type BuiltinTool } from "../../lib/tools/builtin_tools.ts";

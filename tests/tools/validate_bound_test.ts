@@ -7,8 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { VALIDATE_SANDBOXES } from "../../lib/spec/check_code_refs.ts";
-import { validateHarness } from "../../lib/spec/validate.ts";
+import { VALIDATE_SANDBOXES } from "../../lib/validate/check_code_refs.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { RUN_STATUSES } from "../../lib/runner/types.ts";
+import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { useAction } from "../action.ts";
 import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";

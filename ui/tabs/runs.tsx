@@ -6,7 +6,7 @@
  */
 
 import { useState } from "preact/hooks";
-import { RUN_STATUSES } from "../../lib/runner/types.ts";
+import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";

@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../../fs/atomic_write.ts";
 import { workbenchDir } from "../../paths.ts";
 import { type LoadedSpec, loadSpec } from "../../spec/load.ts";
 import { modelSchema, type ModelSpec } from "../../spec/schema.ts";
-import { trustFolder } from "../../trust/store.ts";
+import { type TrustedFolder, trustGate } from "../../trust/gate.ts";
 import bundled from "./harness.yaml" with { type: "text" };
 
 /** The copilot's working copy folder. */
@@ -21,20 +21,28 @@ export function copilotDir(): string {
   return join(workbenchDir(), "copilot");
 }
 
+/** The copilot harness, ready to run. */
+export interface Copilot {
+  /** Its spec (the model is set per launch). */
+  spec: LoadedSpec;
+  /** The trust gate's proof for its working copy (the workbench trusts its own copilot). */
+  trusted: TrustedFolder;
+}
+
 /**
  * Writes the bundled copilot into its working copy (when it differs), trusts and validates it.
  *
- * @returns The loaded copilot spec.
+ * @returns The loaded copilot and its trust proof.
  */
-export async function setupCopilot(): Promise<LoadedSpec> {
-  const dir = copilotDir();
-  await Deno.mkdir(dir, { recursive: true });
+export async function setupCopilot(): Promise<Copilot> {
+  await Deno.mkdir(copilotDir(), { recursive: true });
+  const dir = await Deno.realPath(copilotDir());
   const path = join(dir, "harness.yaml");
   const current = await Deno.readTextFile(path).catch(() => undefined);
   if (current !== bundled) await writeFileAtomic(path, bundled);
-  await trustFolder(dir);
+  const trusted = await trustGate(dir, { approve: true });
   try {
-    return await loadSpec(dir);
+    return { spec: await loadSpec(dir), trusted };
   } catch (err) {
     throw new FrameworkError(
       "internal",

@@ -2,7 +2,7 @@
  * Child process for hive concurrency tests: runs a harness n times, 5 at a time.
  * Usage: many_runs.ts <harness-dir> <n>
  */
-import { startRun } from "../../../lib/runner/start_run.ts";
+import { startRun } from "../../../lib/runs/service.ts";
 
 const [dir, n] = Deno.args;
 const total = Number(n);

@@ -6,5 +6,5 @@ import { setField } from "../../../lib/construct/set_field.ts";
 
 const [dir, prefix, n] = Deno.args;
 for (let i = 0; i < Number(n); i++) {
-  await setField(dir!, `extensions.${prefix}_${i}`, i, { actor: `cli`, caller: "cli" });
+  await setField(dir!, `extensions.${prefix}_${i}`, i, { actor: `cli`, policy: "local" });
 }

@@ -11,7 +11,7 @@ while (true) {
   const letter = String.fromCharCode(65 + (i % 26));
   await setField(dir!, "instructions", `${letter.repeat(200)}\n`.repeat(5000), {
     actor: "cli",
-    caller: "cli",
+    policy: "local",
   });
   if (i === 0) console.log("ready");
   i++;

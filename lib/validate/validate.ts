@@ -8,11 +8,11 @@
 import { traceDirProblem } from "../journal/trace_dir.ts";
 import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
-import { ownerOfId } from "./claim.ts";
+import { ownerOfId } from "../spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
-import { positionOf, sortIssues, type SpecIssue } from "./issues.ts";
-import { checkHarness, hasErrors } from "./load.ts";
-import { specVersion } from "./version.ts";
+import { positionOf, sortIssues, type SpecIssue } from "../spec/issues.ts";
+import { checkHarness, hasErrors } from "../spec/load.ts";
+import { specVersion } from "../spec/version.ts";
 
 /** The result of {@link validateHarness}. */
 export interface ValidationResult {

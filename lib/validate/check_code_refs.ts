@@ -11,8 +11,8 @@ import { resolveSafePath } from "../fs/safe_path.ts";
 import { traceDir } from "../paths.ts";
 import { createSemaphore } from "../semaphore.ts";
 import { createSandbox, type Grant, type Sandbox, splitCodeRef } from "../tools/sandbox.ts";
-import { codeRefsOf, type CodeRefUse } from "./code_refs.ts";
-import type { HarnessSpec } from "./schema.ts";
+import { codeRefsOf, type CodeRefUse } from "../spec/code_refs.ts";
+import type { HarnessSpec } from "../spec/schema.ts";
 
 /** A problem with a code ref, before it is located in the YAML text. */
 export interface CodeRefProblem {

@@ -12,9 +12,9 @@ import { getRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { findRun } from "../journal/trace.ts";
 import { parseJournal } from "../journal/verify.ts";
-import { activeRun } from "./active_runs.ts";
+import { activeRun } from "../runner/active_runs.ts";
 import { type RunFrame, runFrames } from "./frames.ts";
-import type { RunResult } from "./types.ts";
+import type { RunResult } from "../run_types.ts";
 
 const POLL_MS = 200;
 
@@ -75,7 +75,6 @@ export async function* runEventFrames(
       seen = e.seq;
       yield {
         frame: "trace",
-        run_id: row.run_id,
         seq: e.seq,
         ts: e.ts,
         type: e.type,

@@ -6,8 +6,8 @@
  */
 
 import { badInput, notFound } from "../errors.ts";
-import type { HarnessRef } from "../hive/harnesses.ts";
-import type { Hive } from "../hive/open.ts";
+import type { HarnessRef } from "./harnesses.ts";
+import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
 /** Statuses of a proposal. */

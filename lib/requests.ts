@@ -1,0 +1,220 @@
+/**
+ * The bodies the services accept, one schema each, used by the control plane, the workbench API and
+ * the CLI alike, so a body is checked the same way wherever it arrives. A body that does not fit is
+ * `bad_input` naming the field and saying what to send.
+ *
+ * @module
+ */
+
+import * as z from "zod";
+import { badInput } from "./errors.ts";
+
+/** What a schema checks, for messages: `run request`, `set request`. */
+type Named<T extends z.ZodType> = { schema: T; what: string; example: string };
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+/**
+ * Checks a parsed JSON body against a request schema.
+ *
+ * @example
+ * ```ts
+ * const { input, input_file } = readRequest(RUN_REQUEST, await readJsonObject(request));
+ * ```
+ * @param request The request's schema.
+ * @param body The parsed body.
+ * @returns The typed body.
+ * @throws `bad_input` naming the first field that does not fit, and what to send.
+ */
+export function readRequest<T extends z.ZodType>(request: Named<T>, body: unknown): z.infer<T> {
+  const parsed = request.schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.join(".");
+  let why: string;
+  if (issue.code === "unrecognized_keys") {
+    why = `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  } else if (issue.code === "invalid_type") {
+    let at: unknown = body;
+    for (const k of issue.path) at = (at as Record<PropertyKey, unknown> | undefined)?.[k];
+    why = at === undefined
+      ? `missing ${JSON.stringify(path)}`
+      : `${JSON.stringify(path)}: expected ${issue.expected}, got ${describeType(at)}`;
+  } else {
+    why = path ? `${JSON.stringify(path)}: ${issue.message}` : issue.message;
+  }
+  throw badInput(`Invalid ${request.what}: ${why}; send ${request.example}`, {
+    ...(path ? { field: path } : {}),
+  });
+}
+
+const runBody = z.strictObject({
+  input: z.string().optional(),
+  input_file: z.string().optional(),
+}).refine((b) => b.input !== undefined || b.input_file !== undefined, {
+  message: "missing input: give `input` (text) or `input_file` (a path)",
+});
+
+/** `POST /run`, `POST /api/harnesses/{id}/runs`, a `framework serve` line. */
+export const RUN_REQUEST = {
+  schema: runBody,
+  what: "run request",
+  example: '{"input": "…"} or {"input_file": "path/in/the/harness"}',
+};
+
+/** A run request's body. */
+export type RunRequest = z.infer<typeof runBody>;
+
+const setBody = z.strictObject({ path: z.string(), value: z.unknown() });
+
+/** `POST /set`: a dotted path and a typed JSON value. */
+export const SET_REQUEST = {
+  schema: setBody,
+  what: "set request",
+  example: '{"path": "limits.max_turns", "value": 12}',
+};
+
+const confirmable = { confirm_frozen: z.boolean().optional() };
+
+/** The workbench's field edit: a set, and `confirm_frozen` for a person's confirmed frozen field. */
+export const WORKBENCH_SET_REQUEST = {
+  schema: z.strictObject({ path: z.string(), value: z.unknown(), ...confirmable }),
+  what: "set request",
+  example: '{"path": "limits.max_turns", "value": 12, "confirm_frozen"?: true}',
+};
+
+const removeTarget = [
+  z.strictObject({ path: z.string() }),
+  z.strictObject({ kind: z.string(), name: z.string() }),
+] as const;
+
+/** `POST /remove`: a dotted path, or an entry by kind and name. */
+export const REMOVE_REQUEST = {
+  schema: z.union(removeTarget),
+  what: "remove request",
+  example: '{"path": "skills.refunds"} or {"kind": "skill", "name": "refunds"}',
+};
+
+/** The workbench's removal: a remove, and `confirm_frozen` for a confirmed frozen field. */
+export const WORKBENCH_REMOVE_REQUEST = {
+  schema: z.union([
+    z.strictObject({ path: z.string(), ...confirmable }),
+    z.strictObject({ kind: z.string(), name: z.string(), ...confirmable }),
+  ]),
+  what: "remove request",
+  example: '{"path": "skills.refunds"} or {"kind": "skill", "name": "refunds"}',
+};
+
+const proposeBody = z.strictObject({
+  objective: z.string().optional(),
+  runs: z.array(z.string()).optional(),
+});
+
+/** `POST /evolve/propose`, the workbench's "Draft a proposal". */
+export const PROPOSE_REQUEST = {
+  schema: proposeBody,
+  what: "propose request",
+  example: '{} or {"objective": "…", "runs": ["run_…"]}',
+};
+
+const applyBody = z.strictObject({
+  approve_code: z.array(z.string()).optional(),
+  apply_yaml: z.boolean().optional(),
+});
+
+/** `POST /proposals/{id}/apply`. */
+export const APPLY_REQUEST = {
+  schema: applyBody,
+  what: "apply request",
+  example: '{"apply_yaml": true, "approve_code": ["c1"]}',
+};
+
+const rejectBody = z.strictObject({ reason: z.string() });
+
+/** `POST /proposals/{id}/reject`. */
+export const REJECT_REQUEST = {
+  schema: rejectBody,
+  what: "reject request",
+  example: '{"reason": "…"}',
+};
+
+const specTextBody = z.strictObject({ text: z.string(), confirm_frozen: z.boolean().optional() });
+
+/** `PUT /api/harnesses/{id}/spec`: the whole `harness.yaml`. */
+export const SPEC_TEXT_REQUEST = {
+  schema: specTextBody,
+  what: "harness.yaml request",
+  example: '{"text": "<the whole harness.yaml>"}',
+};
+
+const createHarnessBody = z.strictObject({
+  id: z.string(),
+  template: z.string().optional(),
+  name: z.string().optional(),
+});
+
+/** `POST /api/harnesses`. */
+export const CREATE_HARNESS_REQUEST = {
+  schema: createHarnessBody,
+  what: "new harness request",
+  example: '{"id": "my-harness", "template": "blank"}',
+};
+
+const selection = z.strictObject({
+  harness_id: z.string().nullable().optional(),
+  run_id: z.string().nullable().optional(),
+});
+
+const conversationCreateBody = z.strictObject({
+  title: z.string().optional(),
+  harness_id: z.string().optional(),
+});
+
+/** `POST /api/conversations`. */
+export const CONVERSATION_CREATE_REQUEST = {
+  schema: conversationCreateBody,
+  what: "new conversation request",
+  example: '{} or {"title": "…", "harness_id": "…"}',
+};
+
+const conversationPatchBody = z.strictObject({
+  title: z.string().optional(),
+  selected_harness_id: z.string().nullable().optional(),
+  selected_run_id: z.string().nullable().optional(),
+});
+
+/** `PATCH /api/conversations/{id}`. */
+export const CONVERSATION_PATCH_REQUEST = {
+  schema: conversationPatchBody,
+  what: "conversation change",
+  example: '{"selected_harness_id": "…", "selected_run_id": null}',
+};
+
+const chatMessageBody = z.strictObject({
+  message: z.string(),
+  selection: selection.optional(),
+});
+
+/** `POST /api/conversations/{id}/messages`. */
+export const CHAT_MESSAGE_REQUEST = {
+  schema: chatMessageBody,
+  what: "message",
+  example: '{"message": "…", "selection": {"harness_id": "…", "run_id": null}}',
+};
+
+/**
+ * The seq a client resumes after: `Last-Event-ID` (or `?last_event_id=`), trimmed; anything that is
+ * not a whole number starts from the beginning.
+ *
+ * @param header The `Last-Event-ID` header.
+ * @param query The `last_event_id` query parameter.
+ * @returns The last seq the client has (0 for none).
+ */
+export function lastEventId(header: string | undefined, query: string | undefined): number {
+  const raw = (header ?? query ?? "0").trim();
+  return /^\d+$/.test(raw) ? Number(raw) : 0;
+}

@@ -1,0 +1,53 @@
+/**
+ * `framework serve`: one JSON run request per input line, answered with the NDJSON frames of its run,
+ * one run after another. A bad line is answered with an `error` frame and serving goes on.
+ *
+ * @module
+ */
+
+import { errorEnvelope } from "../envelope.ts";
+import { asFrameworkError, badInput } from "../errors.ts";
+import { readLines } from "../lines.ts";
+import type { TrustedFolder } from "../trust/gate.ts";
+import { ndjsonLine } from "./frames.ts";
+import type { RunService } from "./service.ts";
+
+/**
+ * Serves run requests from a stream of lines until it ends.
+ *
+ * @example
+ * ```ts
+ * await serveLines(Deno.stdin.readable, (line) => console.log(line), createRunService(), trusted);
+ * ```
+ * @param input The request lines.
+ * @param write Writes one output line.
+ * @param runs The run service.
+ * @param harness The harness, with the trust gate's proof.
+ */
+export async function serveLines(
+  input: ReadableStream<Uint8Array>,
+  write: (line: string) => void,
+  runs: RunService,
+  harness: TrustedFolder,
+): Promise<void> {
+  for await (const line of readLines(input)) {
+    if (!line.trim()) continue;
+    try {
+      let request: unknown;
+      try {
+        request = JSON.parse(line);
+      } catch {
+        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
+      }
+      if (!request || typeof request !== "object" || Array.isArray(request)) {
+        throw badInput('Each line must be a JSON object such as {"input": "hello"}');
+      }
+      const run = await runs.submit(harness, request);
+      for await (const frame of run.frames()) write(ndjsonLine(frame));
+    } catch (err) {
+      const e = asFrameworkError(err);
+      if (e.kind === "internal") console.error(err);
+      write(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The run service: the one way a shell starts a run. Each step is here once — the request is read
+ * (one schema), the run is prepared (spec snapshot, input, trust: the gate's proof or the trust
+ * store, never a caller's word), admitted (the capacity gate, when the shell has one), launched when a
+ * slot is free, and followed by the after-run work (automatic proposals) — and every shell only
+ * translates: the control plane, the workbench API, the CLI's `run` and `serve`, the copilot.
+ *
+ * @module
+ */
+
+import { maybeAutoPropose } from "../evolve/auto_propose.ts";
+import { newRunId } from "../ids.ts";
+import { linkSignals } from "../linked_signal.ts";
+import { readRequest, RUN_REQUEST } from "../requests.ts";
+import type { RunResult } from "../run_types.ts";
+import { launchRun, prepareRun, type RunHandle, type RunOptions } from "../runner/start_run.ts";
+import { loadSpecCached } from "../spec/spec_cache.ts";
+import type { TrustedFolder } from "../trust/gate.ts";
+import { type RunFrame, runTail } from "./frames.ts";
+import type { RunGate } from "./gate.ts";
+
+/** A shell's run service. */
+export interface RunService {
+  /**
+   * Starts a run from a request body (`{input?, input_file?}`). Bad input throws before anything is
+   * recorded; a full gate throws `over_capacity` (503). The run starts now, or when a slot frees,
+   * whatever happens to the caller afterwards.
+   */
+  submit(harness: HarnessTarget, body: unknown, options?: SubmitOptions): Promise<Submission>;
+  /** Runs of this service still going. */
+  active(): RunHandle[];
+  /** Lets runs finish for up to `graceMs`, then stops the rest and waits for them to end. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Which harness to run: its folder, or the trust gate's proof for its folder. */
+export type HarnessTarget = string | TrustedFolder;
+
+/**
+ * Per-run options a shell may add (the copilot's history and tools, a spec snapshot, an abort
+ * signal, …). Trust is never one of them: it comes from the harness target.
+ */
+export type SubmitOptions = Omit<RunOptions, "trusted">;
+
+/** A submitted run. */
+export interface Submission {
+  run_id: string;
+  harness_id: string;
+  /** Whether it waits in the gate's queue. */
+  queued: boolean;
+  /** The run, once it has started. */
+  started: Promise<RunHandle>;
+  /** Its result (a run that could not start rejects). */
+  result: Promise<RunResult>;
+  /** Its frames: `run_accepted` at once, then `trace` frames and `run_result`. */
+  frames(): AsyncGenerator<RunFrame>;
+}
+
+/** Options of {@link createRunService}. */
+export interface RunServiceOptions {
+  /** Run capacity (the control plane's); without one every run starts at once. */
+  gate?: RunGate;
+}
+
+/**
+ * Creates a shell's run service.
+ *
+ * @example
+ * ```ts
+ * const runs = createRunService({ gate: createRunGate({ maxConcurrent: 1, maxQueued: 4 }) });
+ * const run = await runs.submit(trusted, { input: "hi" });
+ * console.log(await run.result);
+ * ```
+ * @param options The gate.
+ * @returns The service.
+ */
+export function createRunService(options: RunServiceOptions = {}): RunService {
+  const shutdown = new AbortController();
+  const mine = new Set<RunHandle>();
+  return {
+    async submit(harness, body, submitOptions = {}) {
+      const request = readRequest(RUN_REQUEST, body);
+      const dir = typeof harness === "string" ? harness : harness.dir;
+      const stop = linkSignals(shutdown.signal, submitOptions.signal);
+      let prepared;
+      try {
+        prepared = await prepareRun(dir, request, {
+          ...submitOptions,
+          // A snapshot of the spec, parsed once per change of the file.
+          spec: submitOptions.spec ?? await loadSpecCached(dir),
+          ...(typeof harness === "string" ? {} : { trusted: harness }),
+          signal: stop.signal,
+        });
+      } catch (err) {
+        stop.dispose();
+        throw err;
+      }
+      // Run ids sort by time: allocated here, right before admission, they follow the queue's order.
+      if (submitOptions.runId === undefined) prepared.run_id = newRunId();
+      const admission = options.gate?.admit();
+      const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
+        (release) => {
+          try {
+            const run = launchRun(prepared);
+            mine.add(run);
+            run.result.finally(() => {
+              release();
+              stop.dispose();
+              mine.delete(run);
+            });
+            // After-run work: an automatic proposal when a failure recurs (in the background).
+            run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
+            return run;
+          } catch (err) {
+            release();
+            stop.dispose();
+            throw err;
+          }
+        },
+      );
+      started.catch(() => {}); // a run that could not start rejects `result` and `frames` instead
+      const harness_id = prepared.loaded.spec.id;
+      return {
+        run_id: prepared.run_id,
+        harness_id,
+        queued: admission?.queued ?? false,
+        started,
+        result: started.then((run) => run.result),
+        async *frames() {
+          yield {
+            frame: "run_accepted",
+            run_id: prepared.run_id,
+            harness_id,
+            ...(admission ? { queued: admission.queued } : {}),
+          };
+          yield* runTail(await started);
+        },
+      };
+    },
+    active: () => [...mine],
+    async close(graceMs = 10_000) {
+      const runs = [...mine];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([Promise.allSettled(runs.map((r) => r.result)), grace]);
+      clearTimeout(timer);
+      shutdown.abort(new Error("The service is shutting down"));
+      await Promise.allSettled(runs.map((r) => r.result));
+    },
+  };
+}
+
+/**
+ * Starts one run and returns at once with its handle (the library's and the tests' way): prepared,
+ * trust-checked and followed by the after-run work like every other run, without a capacity gate.
+ *
+ * @example
+ * ```ts
+ * const run = await startRun("./harnesses/hello", { input: "Hi" });
+ * for await (const e of run.events) console.log(e.seq, e.type);
+ * const result = await run.result;
+ * ```
+ * @param harness The harness folder (or the trust gate's proof for it).
+ * @param body `input` and/or `input_file`.
+ * @param options A pre-allocated id, a parent, a spec snapshot, an abort signal.
+ * @returns The run handle.
+ */
+export async function startRun(
+  harness: HarnessTarget,
+  body: unknown,
+  options: SubmitOptions = {},
+): Promise<RunHandle> {
+  return await (await createRunService().submit(harness, body, options)).started;
+}

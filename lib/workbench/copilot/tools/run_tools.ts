@@ -1,0 +1,108 @@
+/**
+ * The copilot's run tools: execute a target harness (a separate journalled run owned by the target,
+ * through the run service and its trust check), diagnose a run, measure a harness.
+ *
+ * @module
+ */
+
+import { harnessStats } from "../../../hive/stats.ts";
+import { foldContext } from "../../../journal/fold.ts";
+import { getTrace } from "../../../journal/trace.ts";
+import { badInput } from "../../../errors.ts";
+import { type Tool, ToolError } from "../../../tools/tool.ts";
+import { harnessRefOf } from "../../catalog.ts";
+import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
+
+/**
+ * The run tools of one chat request.
+ *
+ * @param ctx The request's context.
+ * @returns The tools.
+ */
+export function runTools(ctx: CopilotContext): Tool[] {
+  return [
+    tool(
+      "execute_run",
+      "Run a harness once with an input (a separate journalled run owned by that harness) and select the run.",
+      {
+        ...HARNESS,
+        input: { type: "string" },
+        input_file: { type: "string", description: "A file inside the harness folder" },
+      },
+      [],
+      async (args) => {
+        const { id, dir } = target(ctx, args);
+        const input = str(args, "input");
+        const input_file = str(args, "input_file");
+        if (input === undefined && input_file === undefined) {
+          throw badInput("Give input or input_file");
+        }
+        const run = await ctx.runs.submit(dir, {
+          ...(input !== undefined ? { input } : {}),
+          ...(input_file ? { input_file } : {}),
+        });
+        const r = await run.result;
+        ctx.selection.harness_id = id;
+        ctx.selection.run_id = r.run_id;
+        artifact(ctx, "run", `Run of ${id}: ${r.status}`, r, id);
+        return {
+          run_id: r.run_id,
+          harness_id: id,
+          status: r.status,
+          output: r.output,
+          cost_usd: r.cost_usd,
+          turns: r.turns,
+          failure_signature: r.failure_signature,
+          ...(r.error ? { error: r.error } : {}),
+        };
+      },
+    ),
+    tool(
+      "diagnose_run",
+      "Diagnose a run: status, failure signature, hash-chain integrity, tool errors and the context the model saw last.",
+      { run_id: { type: "string", description: "Default: the selected run" }, ...HARNESS },
+      [],
+      async (args) => {
+        const runId = str(args, "run_id") ?? ctx.selection.run_id;
+        if (!runId) throw new ToolError("no_run", "No run is selected; name one");
+        const harnessId = str(args, "harness") ?? ctx.selection.harness_id;
+        const harness = harnessId ? harnessRefOf(ctx.hive, harnessId) : null;
+        const trace = await getTrace(ctx.hive, harness, runId);
+        const lastCall = trace.events.findLast((e) => e.type === "model_call");
+        const folded = lastCall ? foldContext(trace.events, lastCall.seq) : null;
+        ctx.selection.run_id = runId;
+        return {
+          run_id: trace.run_id,
+          harness_id: trace.harness_id,
+          status: trace.status,
+          integrity: trace.integrity,
+          failure_signature: trace.run.failure_signature,
+          error: trace.run.error,
+          turns: trace.run.turns,
+          tool_errors: trace.events.filter((e) => e.type === "tool_result" && !e.payload.ok)
+            .map((e) => ({ seq: e.seq, ...e.payload })),
+          guardrails: trace.events.filter((e) => e.type === "guardrail").map((e) => e.payload),
+          verify: trace.events.filter((e) => e.type === "verify").map((e) => e.payload),
+          last_context: folded &&
+            { seq: folded.seq, turn: folded.turn, messages: folded.messages.slice(-8) },
+        };
+      },
+    ),
+    tool(
+      "measure_harness",
+      "Measure a harness: success rate, cost, turns, durations and failure groups.",
+      HARNESS,
+      [],
+      (args) => {
+        const { id, dir } = target(ctx, args);
+        const s = harnessStats(ctx.hive, { id, dir });
+        return Promise.resolve({
+          id,
+          runs: s.runs,
+          failure_groups: s.failure_groups,
+          recent_failures: s.recent_failures,
+        });
+      },
+    ),
+  ];
+}

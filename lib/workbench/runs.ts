@@ -1,0 +1,68 @@
+/**
+ * Runs as the workbench shows them: any target harness's run by id (the copilot's own runs are never
+ * shown), with its trace, its live flag, and the folded context at a model call.
+ *
+ * @module
+ */
+
+import { notFound } from "../errors.ts";
+import type { Hive } from "../hive/open.ts";
+import { harnessOfRun, type RunRow } from "../hive/runs.ts";
+import { foldContext, type FoldedContext } from "../journal/fold.ts";
+import { findRun, getTrace, type Trace } from "../journal/trace.ts";
+import { activeRun } from "../runner/active_runs.ts";
+import { COPILOT_ID } from "./catalog.ts";
+
+/**
+ * A target harness's run by id, or `not_found` (also for the copilot's own runs).
+ *
+ * @param db The hive.
+ * @param runId The run id.
+ * @returns The row.
+ */
+export function targetRun(db: Hive, runId: string): RunRow {
+  const row = findRun(db, null, runId);
+  if (row.harness_id === COPILOT_ID) throw notFound(`Unknown run ${JSON.stringify(runId)}`);
+  return row;
+}
+
+/** A run as Trace shows it (`GET /api/runs/{id}`). */
+export type RunView = Omit<Trace, "events"> & {
+  events: Trace["events"];
+  /** How many events the journal holds (the events may be cut by `limit`). */
+  event_count: number;
+  /** Whether the run is still going in this process. */
+  live: boolean;
+};
+
+/**
+ * A target run with its integrity-checked trace, its first `limit` events and whether it is live.
+ *
+ * @param db The hive.
+ * @param runId The run id.
+ * @param limit At most this many events (all when undefined).
+ * @returns The view.
+ */
+export async function runView(db: Hive, runId: string, limit?: number): Promise<RunView> {
+  const row = targetRun(db, runId);
+  const trace = await getTrace(db, harnessOfRun(row), row.run_id);
+  return {
+    ...trace,
+    events: limit === undefined ? trace.events : trace.events.slice(0, limit),
+    event_count: trace.events.length,
+    live: !!activeRun(row.run_id),
+  };
+}
+
+/**
+ * The context a model call of a target run was given, folded from the journal.
+ *
+ * @param db The hive.
+ * @param runId The run id.
+ * @param seq The model call's seq.
+ * @returns The folded context.
+ */
+export async function runContext(db: Hive, runId: string, seq: number): Promise<FoldedContext> {
+  const row = targetRun(db, runId);
+  return foldContext((await getTrace(db, harnessOfRun(row), row.run_id)).events, seq);
+}

@@ -1,0 +1,47 @@
+/**
+ * What the control plane's routes share: the served harness, its run service, the authenticator and
+ * the body reader, and the edit policy of the shell (declared here once: every remote edit is
+ * `remote`).
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import type { HarnessRef } from "../../lib/hive/harnesses.ts";
+import type { Principal } from "../../lib/keys/authenticate.ts";
+import type { RunService } from "../../lib/runs/service.ts";
+import type { EditPolicy } from "../../lib/spec/frozen.ts";
+import type { TrustedFolder } from "../../lib/trust/gate.ts";
+
+/** Every edit and proposal decision over the control plane is a remote one. */
+export const CONTROL_PLANE_POLICY = "remote" satisfies EditPolicy;
+
+/** Per-request variables. */
+export type Env = { Variables: { principal?: Principal; keyId?: string } };
+
+/** A Hono app of the control plane (the whole one, or one resource's routes). */
+export type ControlPlaneApp = Hono<Env>;
+
+/** What routes can use. */
+export interface ControlPlaneContext {
+  /** The served harness as the hive binds it (id and folder). */
+  harness: HarnessRef;
+  /** The trust gate's proof for its folder, taken once before the port opened. */
+  trusted: TrustedFolder;
+  /** Runs, with the capacity gate. */
+  runs: RunService;
+  /** Authenticates the request for a scope (401/403) and remembers the key for the request log. */
+  authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
+  /** Reads the JSON object body within the size limit (`allowEmpty`: an empty body is `{}`). */
+  body(c: Context<Env>, allowEmpty?: boolean): Promise<Record<string, unknown>>;
+}
+
+/**
+ * The construction-log actor and policy of an authenticated caller's edit.
+ *
+ * @param who The verified key.
+ * @returns `{actor: "http:<key_id>", policy: "remote"}`.
+ */
+export function remoteEditor(who: Principal): { actor: string; policy: EditPolicy } {
+  return { actor: `http:${who.key_id}`, policy: CONTROL_PLANE_POLICY };
+}

@@ -1,0 +1,52 @@
+/**
+ * The control plane's read routes: `/health` (no token), `/stats`, `/trace/{run_id}` and
+ * `/validate`. Lookups are bound to the served harness.
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import { openHive } from "../../lib/hive/open.ts";
+import { evolvedCount } from "../../lib/hive/proposals.ts";
+import { harnessStats } from "../../lib/hive/stats.ts";
+import { okResponse } from "../../lib/http/response.ts";
+import { getTrace } from "../../lib/journal/trace.ts";
+import { harnessRef } from "../../lib/spec/load.ts";
+import { loadSpecCached } from "../../lib/spec/spec_cache.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
+import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
+
+/**
+ * The read routes.
+ *
+ * @param ctx The control plane's context.
+ * @returns Their app.
+ */
+export function healthRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
+  const app = new Hono<Env>();
+  app.get("/health", async () => {
+    const loaded = await loadSpecCached(ctx.harness.dir);
+    return okResponse({
+      id: loaded.spec.id,
+      name: loaded.spec.name ?? loaded.spec.id,
+      spec_version: loaded.version,
+      evolved: evolvedCount(openHive(), harnessRef(loaded)),
+    });
+  });
+  app.get("/stats", async (c) => {
+    await ctx.authorize(c, "read");
+    return okResponse(harnessStats(openHive(), ctx.harness));
+  });
+  app.get("/trace/:run_id", async (c) => {
+    await ctx.authorize(c, "read");
+    const { run: _run, ...trace } = await getTrace(openHive(), ctx.harness, c.req.param("run_id"));
+    return okResponse(trace);
+  });
+  app.post("/validate", async (c) => {
+    await ctx.authorize(c, "read");
+    await c.req.raw.body?.cancel();
+    const { valid, issues } = await validateHarness(ctx.harness.dir);
+    return okResponse({ valid, issues });
+  });
+  return app;
+}

@@ -1,0 +1,43 @@
+/**
+ * What the workbench API's routes share: the databases, the copilot, the run service, the harness
+ * rescan and the body reader, and the edit policies of the shell (declared here once): a person's
+ * edit in the Spec tab is `workbench` (safety fields frozen), or `local` once the person confirms a
+ * frozen field in the page.
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import type { Hive } from "../../lib/hive/open.ts";
+import type { RunService } from "../../lib/runs/service.ts";
+import type { EditPolicy } from "../../lib/spec/frozen.ts";
+import type { Copilot, CopilotModel } from "../../lib/workbench/copilot/setup.ts";
+import type { WorkbenchDb } from "../../lib/workbench/db.ts";
+import type { Rescan } from "../../lib/workbench/rescan.ts";
+
+/** A Hono app of the workbench API. */
+export type WorkbenchApp = Hono;
+
+/** What routes can use. */
+export interface WorkbenchContext {
+  hive: Hive;
+  db: WorkbenchDb;
+  copilot: Copilot;
+  copilotModel: CopilotModel | undefined;
+  /** Where new harnesses are created. */
+  harnessesDir: string;
+  /** Target runs and the copilot's turns. */
+  runs: RunService;
+  /** Finds harness folders added or removed on disk. */
+  rescan: Rescan;
+  /** Reads the JSON object body within the size limit (`allowEmpty`: an empty body is `{}`). */
+  body(c: Context, allowEmpty?: boolean): Promise<Record<string, unknown>>;
+}
+
+/** The construction-log actor of the person at the workbench. */
+export const PERSON = "workbench";
+
+/** A person's edit: frozen fields only after the person confirmed them in the page. */
+export function personPolicy(confirmed: boolean | undefined): EditPolicy {
+  return confirmed === true ? "local" : "workbench";
+}
