@@ -13,9 +13,9 @@ import type { JournalEvent } from "../journal/event.ts";
 import type { Message } from "../models/types.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
+import type { RunHandle } from "../runner/start_run.ts";
 import type { RunService } from "../runs/service.ts";
 import type { RunResult } from "../run_types.ts";
-import type { LoadedSpec } from "../spec/load.ts";
 import {
   addMessage,
   attachArtifacts,
@@ -145,24 +145,10 @@ function activity(events: readonly JournalEvent[]): MessagePart[] {
 }
 
 /**
- * Starts a chat turn. Bad input (an unknown conversation, an empty message) throws before anything is
- * stored.
- *
- * @example
- * ```ts
- * const turn = await startChatTurn(env, conversationId, { message: "Create a harness for refunds" });
- * for await (const f of turn.frames) console.log(f.frame);
- * ```
- * @param env The workbench's databases, copilot and settings.
- * @param conversationId The conversation.
- * @param request The message and its selection.
- * @returns The frames of the turn.
+ * Stores the user's message and the request's selection (and names a new conversation after its
+ * first message).
  */
-export async function startChatTurn(
-  env: ChatEnvironment,
-  conversationId: string,
-  request: ChatRequest,
-): Promise<{ frames: AsyncGenerator<ChatFrame> }> {
+function openTurn(env: ChatEnvironment, conversationId: string, request: ChatRequest) {
   const conversation = getConversation(env.db, conversationId);
   if (typeof request.message !== "string" || !request.message.trim()) {
     throw badInput("A message needs text");
@@ -191,7 +177,68 @@ export async function startChatTurn(
       ? { title: request.message.slice(0, 60) }
       : {}),
   });
+  return { selection, earlier, user };
+}
 
+/**
+ * Stores the copilot's reply when its run ends: every turn's text and tool activity in order, a note
+ * when it did not finish, the turn's artifacts, and the selection its tools left.
+ */
+function storeReply(
+  env: ChatEnvironment,
+  ctx: CopilotContext,
+  run: RunHandle,
+  result: RunResult,
+): ChatMessage {
+  const said = activity(run.events.snapshot());
+  const texts = said.flatMap((p) => (p.type === "text" ? [p.text] : []));
+  // Everything the copilot said; a turn that failed keeps what was said, then says why.
+  const content = texts.length ? texts.join("\n\n") : result.output;
+  const parts: MessagePart[] = [
+    ...said,
+    ...(result.status === "success" ? [] : [{
+      type: "notice" as const,
+      text: `The copilot could not finish (${result.status}${
+        result.error ? `: ${result.error.message}` : ""
+      }).`,
+    }]),
+    ...ctx.artifacts.map((id): MessagePart => ({ type: "artifact", artifact_id: id })),
+  ];
+  const message = addMessage(env.db, {
+    conversation_id: ctx.conversationId,
+    role: "assistant",
+    content,
+    parts,
+    run_id: run.run_id,
+  });
+  attachArtifacts(env.db, ctx.artifacts, message.id);
+  updateConversation(env.db, ctx.conversationId, {
+    selected_harness_id: ctx.selection.harness_id,
+    selected_run_id: ctx.selection.run_id,
+  });
+  return message;
+}
+
+/**
+ * Starts a chat turn. Bad input (an unknown conversation, an empty message) throws before anything is
+ * stored.
+ *
+ * @example
+ * ```ts
+ * const turn = await startChatTurn(env, conversationId, { message: "Create a harness for refunds" });
+ * for await (const f of turn.frames) console.log(f.frame);
+ * ```
+ * @param env The workbench's databases, copilot and settings.
+ * @param conversationId The conversation.
+ * @param request The message and its selection.
+ * @returns The frames of the turn.
+ */
+export async function startChatTurn(
+  env: ChatEnvironment,
+  conversationId: string,
+  request: ChatRequest,
+): Promise<{ frames: AsyncGenerator<ChatFrame> }> {
+  const { selection, earlier, user } = openTurn(env, conversationId, request);
   if (!env.copilotModel) {
     const reply = addMessage(env.db, {
       conversation_id: conversationId,
@@ -206,7 +253,6 @@ export async function startChatTurn(
       })(),
     };
   }
-
   const ctx: CopilotContext = {
     hive: env.hive,
     db: env.db,
@@ -216,16 +262,15 @@ export async function startChatTurn(
     harnessesDir: env.harnessesDir,
     artifacts: [],
   };
-  const spec: LoadedSpec = {
-    ...env.copilot.spec,
-    spec: { ...env.copilot.spec.spec, model: env.copilotModel.model },
-  };
   // Journal events and the reply's text as it is generated, in the order they happen.
   const live = createEventStream<ChatFrame>();
   const runId = newRunId();
   const submitted = await env.runs.submit(env.copilot.trusted, { input: request.message }, {
     runId,
-    spec,
+    spec: {
+      ...env.copilot.spec,
+      spec: { ...env.copilot.spec.spec, model: env.copilotModel.model },
+    },
     inputNote: selectionNote(selection),
     history: history(earlier),
     extraTools: copilotTools(ctx),
@@ -234,55 +279,24 @@ export async function startChatTurn(
   const run = await submitted.started;
   pending.set(conversationId, run.run_id);
   // The turn is stored when the run ends, whoever is (still) listening.
-  const done = run.result.then((result) => {
-    const said = activity(run.events.snapshot());
-    const texts = said.flatMap((p) => (p.type === "text" ? [p.text] : []));
-    // Everything the copilot said; a turn that failed keeps what was said, then says why.
-    const content = texts.length ? texts.join("\n\n") : result.output;
-    const parts: MessagePart[] = [
-      ...said,
-      ...(result.status === "success" ? [] : [{
-        type: "notice" as const,
-        text: `The copilot could not finish (${result.status}${
-          result.error ? `: ${result.error.message}` : ""
-        }).`,
-      }]),
-      ...ctx.artifacts.map((id): MessagePart => ({ type: "artifact", artifact_id: id })),
-    ];
-    const message = addMessage(env.db, {
-      conversation_id: conversationId,
-      role: "assistant",
-      content,
-      parts,
-      run_id: run.run_id,
-    });
-    attachArtifacts(env.db, ctx.artifacts, message.id);
-    updateConversation(env.db, conversationId, {
-      selected_harness_id: selection.harness_id,
-      selected_run_id: selection.run_id,
-    });
-    return { message, result };
-  });
+  const done = run.result.then((result) => ({
+    message: storeReply(env, ctx, run, result),
+    result,
+  }));
   // Journal events join the live stream as they are written; deltas carry their turn, so a reader
   // places them whatever the interleaving.
   (async () => {
     try {
       for await (const e of run.events) {
-        live.push({
-          frame: "trace",
-          run_id: run.run_id,
-          seq: e.seq,
-          type: e.type,
-          payload: e.payload,
-        });
+        live.push({ frame: "trace", run_id: runId, seq: e.seq, type: e.type, payload: e.payload });
       }
       const { message, result } = await done;
       live.push({ frame: "message", message, selection });
       live.push({ frame: "run_result", result });
     } catch (err) {
-      console.error(`workbench: the turn of ${run.run_id} could not be stored:`, err);
+      console.error(`workbench: the turn of ${runId} could not be stored:`, err);
     } finally {
-      if (pending.get(conversationId) === run.run_id) pending.delete(conversationId);
+      if (pending.get(conversationId) === runId) pending.delete(conversationId);
       live.close();
     }
   })();
@@ -290,7 +304,7 @@ export async function startChatTurn(
     frames: (async function* () {
       yield {
         frame: "run_accepted",
-        run_id: run.run_id,
+        run_id: runId,
         conversation_id: conversationId,
         user_message_id: user.id,
       };

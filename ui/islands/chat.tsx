@@ -77,46 +77,11 @@ export function Chat() {
   // A turn the server is still working on (sent before a refresh, or from another tab).
   const pendingRun = shownLive ? null : conv.data?.pending_run_id ?? null;
 
-  // Keep the stored selection in step with the workspace's, but only with what exists: an address
-  // naming an unknown harness or run is shown as such and never stored (nor sent to the copilot).
-  const selectedRun = useApi<{ run_id: string; harness_id: string }>(
-    route.run ? paths.trace(route.run, 0) : null,
+  useSelectionSync(
+    conv.data?.conversation,
+    catalog.data?.harnesses,
+    inFlight && live?.conversationId === conv.data?.conversation.id,
   );
-  useEffect(() => {
-    const c = conv.data?.conversation;
-    if (!c || route.page !== "workbench" || (inFlight && live?.conversationId === c.id)) return;
-    if (route.harness) {
-      if (!catalog.data) return;
-      if (!flatten(catalog.data.harnesses).some((h) => h.id === route.harness)) return;
-    }
-    let run = route.run;
-    if (run) {
-      if (selectedRun.loading || (!selectedRun.data && !selectedRun.error)) return;
-      const found = selectedRun.data;
-      if (!found || found.run_id !== run || (route.harness && found.harness_id !== route.harness)) {
-        run = null;
-      }
-    }
-    if (c.selected_harness_id === route.harness && c.selected_run_id === run) return;
-    const patch = { selected_harness_id: route.harness, selected_run_id: run };
-    callApi<Conversation>(store.fetcher, paths.conversation(c.id), jsonBody("PATCH", patch))
-      .then((updated) => {
-        const entry = store.cache.entry<ConversationView>(paths.conversation(c.id));
-        if (entry.value.data) {
-          entry.value = { ...entry.value, data: { ...entry.value.data, conversation: updated } };
-        }
-      })
-      .catch(() => {/* an unknown harness id: the workspace says so */});
-  }, [
-    conv.data?.conversation.id,
-    route.harness,
-    route.run,
-    inFlight,
-    !!catalog.data,
-    selectedRun.data,
-    selectedRun.error,
-    selectedRun.loading,
-  ]);
 
   // A reply the server is still writing: look again until it is stored.
   useEffect(() => {
@@ -181,60 +146,7 @@ export function Chat() {
 
   return (
     <section class="chat" aria-label="Conversation with the copilot">
-      <header class="chat-head">
-        <div class="chat-title-row">
-          <h2 class="chat-title" title={title}>{title}</h2>
-          <button
-            type="button"
-            class="icon-button chat-toggle"
-            title="Hide the chat (the workspace takes its room)"
-            onClick={() => store.chatHidden.value = true}
-          >
-            <Icon name="chevron" label="Hide the chat" />
-          </button>
-        </div>
-        <div class="selection" aria-label="Selection sent with each message">
-          <label class="chip">
-            <span class="chip-label">Harness</span>
-            <select
-              aria-label="Selected harness"
-              value={route.harness ?? ""}
-              onChange={(e) => {
-                const v = (e.target as HTMLSelectElement).value || null;
-                store.navigate(withRoute({ ...route, page: "workbench" }, { harness: v }));
-              }}
-            >
-              <option value="">none</option>
-              {flat.map((h) => <option key={h.id} value={h.id}>{h.label}</option>)}
-              {route.harness && !flat.some((h) => h.id === route.harness)
-                ? <option value={route.harness}>{route.harness}</option>
-                : null}
-            </select>
-          </label>
-          {route.run
-            ? (
-              <span class="chip" data-testid="selected-run">
-                <span class="chip-label">Run</span>
-                <Link to={{ ...route, page: "workbench", tab: "trace" }} class="mono">
-                  {shortId(route.run)}
-                </Link>
-                <button
-                  type="button"
-                  class="chip-clear"
-                  title="Clear the selected run"
-                  onClick={() => store.navigate({ ...route, run: null })}
-                >
-                  <Icon name="x" size={12} label="Clear the selected run" />
-                </button>
-              </span>
-            )
-            : (
-              <span class="chip chip-empty">
-                <span class="chip-label">Run</span> none
-              </span>
-            )}
-        </div>
-      </header>
+      <ChatHead title={title} route={route} harnesses={flat} />
 
       {!store.health.copilot
         ? (
@@ -247,115 +159,288 @@ export function Chat() {
         )
         : null}
 
-      <div
-        class="chat-log"
-        ref={logRef}
-        role="log"
-        aria-live="polite"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-        }}
-      >
-        {!messages.length && !shownLive
-          ? (
-            <div class="chat-welcome">
-              <p class="empty-title">Ask the copilot to build, run, debug or improve a harness.</p>
-              <ul class="suggestions">
-                {SUGGESTIONS.map((s) => (
-                  <li key={s}>
-                    <button
-                      type="button"
-                      class="suggestion"
-                      onClick={() => {
-                        setDraft(s);
-                        // Enter sends it from here: the composer has the focus, not the button.
-                        document.getElementById("composer")?.focus();
-                      }}
-                    >
-                      {s}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )
-          : null}
-        {messages.map((m) => (
-          <MessageView
-            key={m.id}
-            message={m}
-            artifacts={artifacts.filter((a) => a.message_id === m.id)}
-            route={route}
-          />
-        ))}
-        {pendingRun
-          ? (
-            <p class="muted working" data-testid="pending-turn">
-              <span class="spinner small" /> The copilot is still working on this…
-            </p>
-          )
-          : null}
-        {shownLive
-          ? (
-            <LiveView
-              turn={shownLive}
-              showUser={!messages.some((m) =>
-                m.content === shownLive.text && m.role === "user" && m === messages.at(-1)
-              )}
-            />
-          )
-          : null}
-      </div>
+      <ChatLog
+        logRef={logRef}
+        stick={stick}
+        messages={messages}
+        artifacts={artifacts}
+        route={route}
+        pendingRun={pendingRun}
+        live={shownLive}
+        suggest={setDraft}
+      />
 
-      <form
-        class="composer"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send(draft);
-        }}
-      >
-        <textarea
-          id="composer"
-          name="message"
-          rows={3}
-          value={draft}
-          placeholder={inFlight || pendingRun
-            ? "The copilot is working…"
-            : "Message the copilot (Enter sends, Shift+Enter for a new line)"}
-          aria-label="Message to the copilot"
-          onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-              e.preventDefault();
-              void send(draft);
-            }
-          }}
-        />
-        {(shownLive && !shownLive.error) || pendingRun
+      <Composer
+        draft={draft}
+        setDraft={setDraft}
+        send={send}
+        busy={inFlight || !!pendingRun}
+        inFlight={inFlight}
+        stoppable={(!!shownLive && !shownLive.error) || !!pendingRun}
+        stop={stop}
+        stopping={stopping || !(shownLive?.runId ?? pendingRun)}
+      />
+    </section>
+  );
+}
+
+/**
+ * Keeps the stored selection of the shown conversation in step with the workspace's, but only with
+ * what exists: an address naming an unknown harness or run is shown as such and never stored (nor
+ * sent to the copilot).
+ */
+function useSelectionSync(
+  conversation: Conversation | undefined,
+  harnesses: CatalogNode[] | undefined,
+  busy: boolean,
+) {
+  const store = useStore();
+  const route = store.route.value;
+  // Keep the stored selection in step with the workspace's, but only with what exists: an address
+  // naming an unknown harness or run is shown as such and never stored (nor sent to the copilot).
+  const selectedRun = useApi<{ run_id: string; harness_id: string }>(
+    route.run ? paths.trace(route.run, 0) : null,
+  );
+  useEffect(() => {
+    const c = conversation;
+    if (!c || route.page !== "workbench" || busy) return;
+    if (route.harness) {
+      if (!harnesses) return;
+      if (!flatten(harnesses).some((h) => h.id === route.harness)) return;
+    }
+    let run = route.run;
+    if (run) {
+      if (selectedRun.loading || (!selectedRun.data && !selectedRun.error)) return;
+      const found = selectedRun.data;
+      if (!found || found.run_id !== run || (route.harness && found.harness_id !== route.harness)) {
+        run = null;
+      }
+    }
+    if (c.selected_harness_id === route.harness && c.selected_run_id === run) return;
+    const patch = { selected_harness_id: route.harness, selected_run_id: run };
+    callApi<Conversation>(store.fetcher, paths.conversation(c.id), jsonBody("PATCH", patch))
+      .then((updated) => {
+        const entry = store.cache.entry<ConversationView>(paths.conversation(c.id));
+        if (entry.value.data) {
+          entry.value = { ...entry.value, data: { ...entry.value.data, conversation: updated } };
+        }
+      })
+      .catch(() => {/* an unknown harness id: the workspace says so */});
+  }, [
+    conversation?.id,
+    route.harness,
+    route.run,
+    busy,
+    !!harnesses,
+    selectedRun.data,
+    selectedRun.error,
+    selectedRun.loading,
+  ]);
+}
+
+/** The chat's head: its title, the hide button and the selection sent with each message. */
+function ChatHead(
+  props: { title: string; route: Route; harnesses: { id: string; label: string }[] },
+) {
+  const store = useStore();
+  const { route, title } = props;
+  const flat = props.harnesses;
+  return (
+    <header class="chat-head">
+      <div class="chat-title-row">
+        <h2 class="chat-title" title={title}>{title}</h2>
+        <button
+          type="button"
+          class="icon-button chat-toggle"
+          title="Hide the chat (the workspace takes its room)"
+          onClick={() => store.chatHidden.value = true}
+        >
+          <Icon name="chevron" label="Hide the chat" />
+        </button>
+      </div>
+      <div class="selection" aria-label="Selection sent with each message">
+        <label class="chip">
+          <span class="chip-label">Harness</span>
+          <select
+            aria-label="Selected harness"
+            value={route.harness ?? ""}
+            onChange={(e) => {
+              const v = (e.target as HTMLSelectElement).value || null;
+              store.navigate(withRoute({ ...route, page: "workbench" }, { harness: v }));
+            }}
+          >
+            <option value="">none</option>
+            {flat.map((h) => <option key={h.id} value={h.id}>{h.label}</option>)}
+            {route.harness && !flat.some((h) => h.id === route.harness)
+              ? <option value={route.harness}>{route.harness}</option>
+              : null}
+          </select>
+        </label>
+        {route.run
           ? (
-            <button
-              type="button"
-              class="danger"
-              onClick={() => void stop()}
-              disabled={stopping || !(shownLive?.runId ?? pendingRun)}
-              title="Stop the copilot's run"
-            >
-              <Icon name="stop" /> Stop
-            </button>
+            <span class="chip" data-testid="selected-run">
+              <span class="chip-label">Run</span>
+              <Link to={{ ...route, page: "workbench", tab: "trace" }} class="mono">
+                {shortId(route.run)}
+              </Link>
+              <button
+                type="button"
+                class="chip-clear"
+                title="Clear the selected run"
+                onClick={() => store.navigate({ ...route, run: null })}
+              >
+                <Icon name="x" size={12} label="Clear the selected run" />
+              </button>
+            </span>
           )
           : (
-            <button
-              type="submit"
-              class="primary"
-              disabled={!draft.trim() || inFlight}
-              title={inFlight ? "The copilot is working in another conversation" : "Send (Enter)"}
-            >
-              <Icon name="send" /> Send
-            </button>
+            <span class="chip chip-empty">
+              <span class="chip-label">Run</span> none
+            </span>
           )}
-      </form>
-    </section>
+      </div>
+    </header>
+  );
+}
+
+/** The conversation so far: a welcome with suggestions, the messages, and the turn in flight. */
+function ChatLog(props: {
+  logRef: { current: HTMLDivElement | null };
+  stick: { current: boolean };
+  messages: ChatMessage[];
+  artifacts: Artifact[];
+  route: Route;
+  pendingRun: string | null;
+  live: LiveTurn | null;
+  suggest: (text: string) => void;
+}) {
+  const { logRef, stick, messages, artifacts, route, pendingRun } = props;
+  const shownLive = props.live;
+  const setDraft = props.suggest;
+  return (
+    <div
+      class="chat-log"
+      ref={logRef}
+      role="log"
+      aria-live="polite"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {!messages.length && !shownLive
+        ? (
+          <div class="chat-welcome">
+            <p class="empty-title">Ask the copilot to build, run, debug or improve a harness.</p>
+            <ul class="suggestions">
+              {SUGGESTIONS.map((s) => (
+                <li key={s}>
+                  <button
+                    type="button"
+                    class="suggestion"
+                    onClick={() => {
+                      setDraft(s);
+                      // Enter sends it from here: the composer has the focus, not the button.
+                      document.getElementById("composer")?.focus();
+                    }}
+                  >
+                    {s}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+        : null}
+      {messages.map((m) => (
+        <MessageView
+          key={m.id}
+          message={m}
+          artifacts={artifacts.filter((a) => a.message_id === m.id)}
+          route={route}
+        />
+      ))}
+      {pendingRun
+        ? (
+          <p class="muted working" data-testid="pending-turn">
+            <span class="spinner small" /> The copilot is still working on this…
+          </p>
+        )
+        : null}
+      {shownLive
+        ? (
+          <LiveView
+            turn={shownLive}
+            showUser={!messages.some((m) =>
+              m.content === shownLive.text && m.role === "user" && m === messages.at(-1)
+            )}
+          />
+        )
+        : null}
+    </div>
+  );
+}
+
+/** The composer: Enter sends; while a turn is in flight, Stop. */
+function Composer(props: {
+  draft: string;
+  setDraft: (text: string) => void;
+  send: (text: string) => Promise<void>;
+  busy: boolean;
+  inFlight: boolean;
+  stoppable: boolean;
+  stop: () => Promise<void>;
+  stopping: boolean;
+}) {
+  const { draft, setDraft, send, inFlight } = props;
+  return (
+    <form
+      class="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send(draft);
+      }}
+    >
+      <textarea
+        id="composer"
+        name="message"
+        rows={3}
+        value={draft}
+        placeholder={props.busy
+          ? "The copilot is working…"
+          : "Message the copilot (Enter sends, Shift+Enter for a new line)"}
+        aria-label="Message to the copilot"
+        onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            void send(draft);
+          }
+        }}
+      />
+      {props.stoppable
+        ? (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => void props.stop()}
+            disabled={props.stopping}
+            title="Stop the copilot's run"
+          >
+            <Icon name="stop" /> Stop
+          </button>
+        )
+        : (
+          <button
+            type="submit"
+            class="primary"
+            disabled={!draft.trim() || inFlight}
+            title={inFlight ? "The copilot is working in another conversation" : "Send (Enter)"}
+          >
+            <Icon name="send" /> Send
+          </button>
+        )}
+    </form>
   );
 }
 
