@@ -4,7 +4,8 @@
  * @module
  */
 
-import { closeHives, inTransaction, openHive } from "../lib/hive/open.ts";
+import { closeHives, openHive } from "../lib/hive/open.ts";
+import { inTransaction } from "../lib/sqlite/database.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { fmt, measure, report } from "./measure.ts";
 

@@ -72,6 +72,3 @@ export function ulid(): string {
 export function newRunId(): string {
   return `run_${ulid()}`;
 }
-
-/** The shape of a run id. */
-export const RUN_ID_PATTERN = /^run_[0-9A-HJKMNP-TV-Z]{26}$/;

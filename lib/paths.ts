@@ -61,9 +61,12 @@ export function workbenchDbPath(): string {
   return fromEnv ? resolve(fromEnv) : join(workbenchDir(), "workbench.db");
 }
 
+/** The file that makes a folder a harness. */
+export const SPEC_FILE_NAME = "harness.yaml";
+
 /** `<harness>/harness.yaml`. */
 export function specPath(harnessDir: string): string {
-  return join(harnessDir, "harness.yaml");
+  return join(harnessDir, SPEC_FILE_NAME);
 }
 
 /** `<harness>/.framework`, the per-harness state folder. */
@@ -111,4 +114,37 @@ export function traceDir(harnessDir: string, configured?: string): string {
 /** `<harness>/workspace`, the only folder code refs may write by default. */
 export function workspaceDir(harnessDir: string): string {
   return join(harnessDir, "workspace");
+}
+
+/**
+ * Why a file or folder name is never read, listed or written by a tool or code ref: the state
+ * folder (keys, trust, logs, traces) and `.env*` files (credentials). Case-insensitive, since some
+ * file systems are. The one home of this rule: paths, listings and the code sandbox all ask here.
+ *
+ * @example
+ * ```ts
+ * sensitiveName(".ENV.local"); // "it names a .env file (credentials)"
+ * sensitiveName("notes.md"); // undefined
+ * ```
+ *
+ * @param name One path segment.
+ * @returns The reason, or undefined when the name is ordinary.
+ */
+export function sensitiveName(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower === STATE_DIR_NAME) {
+    return `it is inside ${STATE_DIR_NAME}/ (keys, trust, logs and traces)`;
+  }
+  if (isEnvName(lower)) return "it names a .env file (credentials)";
+  return undefined;
+}
+
+/**
+ * Whether a path segment names a `.env` file or folder, where credentials live (case-insensitive).
+ *
+ * @param name One path segment.
+ * @returns True for `.env`, `.ENV.local`, `.envrc`.
+ */
+export function isEnvName(name: string): boolean {
+  return name.toLowerCase().startsWith(".env");
 }

@@ -8,6 +8,7 @@
 
 import * as z from "zod";
 import { badInput } from "./errors.ts";
+import { isWholeNumberText } from "./whole_number.ts";
 
 /** What a schema checks, for messages: `run request`, `set request`. */
 type Named<T extends z.ZodType> = { schema: T; what: string; example: string };
@@ -216,5 +217,5 @@ export const CHAT_MESSAGE_REQUEST = {
  */
 export function lastEventId(header: string | undefined, query: string | undefined): number {
   const raw = (header ?? query ?? "0").trim();
-  return /^\d+$/.test(raw) ? Number(raw) : 0;
+  return isWholeNumberText(raw) ? Number(raw) : 0;
 }

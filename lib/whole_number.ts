@@ -26,7 +26,7 @@ export function wholeNumber<F extends number | undefined>(
 ): number | F {
   if (raw === null || raw === undefined) return rule.fallback;
   if (raw === "" && rule.emptyIsAbsent !== false) return rule.fallback;
-  const n = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  const n = isWholeNumberText(raw) ? Number(raw) : NaN;
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(n) || n < rule.min || n > max) {
     throw badInput(
@@ -36,4 +36,34 @@ export function wholeNumber<F extends number | undefined>(
     );
   }
   return n;
+}
+
+/**
+ * Reads a command-line option that is always present as text (it has a default): an empty text is
+ * refused, not taken as absent.
+ *
+ * @example
+ * ```ts
+ * wholeOption("8080", { name: "--port", min: 0, max: 65535 }); // 8080
+ * ```
+ * @param raw The option's text.
+ * @param rule The flag as the person typed it, and the bounds.
+ * @returns The number.
+ * @throws `bad_input` for anything but digits within the bounds.
+ */
+export function wholeOption(
+  raw: string,
+  rule: { name: string; min: number; max?: number },
+): number {
+  return wholeNumber(raw, { ...rule, fallback: 0, emptyIsAbsent: false });
+}
+
+/**
+ * Whether a text is a whole number as this module reads them: 1 to 15 digits, nothing else.
+ *
+ * @param raw The text.
+ * @returns True for `"0"`, `"42"`; false for `" 2"`, `"1e1"`, `"-1"`, `""`.
+ */
+export function isWholeNumberText(raw: string): boolean {
+  return /^\d{1,15}$/.test(raw);
 }

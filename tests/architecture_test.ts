@@ -139,3 +139,50 @@ Deno.test("floorOf() knows every lib/ folder", async () => {
     if (e.isDirectory) assert.notEqual(floorOf(e.name), undefined, `lib/${e.name}/`);
   }
 });
+
+Deno.test("each shared rule is written in one place", async () => {
+  /** A rule, a pattern that only its own home may contain, and that home. */
+  const rules: [string, RegExp, string][] = [
+    ["the sensitive-name rule", /startsWith\(\s*["']\.env["']\s*\)/, "lib/paths.ts"],
+    ["the hash-chain formula", /sha256Hex\(`\$\{prev\}/, "lib/journal/event.ts"],
+    [
+      "a valid spec",
+      /!!\s*\w+(?:\.\w+)*\.spec\s*&&\s*!hasErrors|\.spec\s*\|\|\s*hasErrors/,
+      "lib/spec/load.ts",
+    ],
+    [
+      "whole-number text",
+      /\/\^\\d\{1,15\}\$\/|\/\^\\d\+\$\/\.test\(\s*(?:o|raw|opts)\b/,
+      "lib/whole_number.ts",
+    ],
+    ["the spec file's path", /join\([^)]*["']harness\.yaml["']/, ""],
+    ["the state folder's name", /join\([^)]*["']\.framework["']/, ""],
+    [
+      "a cached database opener",
+      /new Map<string, (?:DatabaseSync|Hive|WorkbenchDb)>/,
+      "lib/sqlite/database.ts",
+    ],
+    ["an immediate transaction", /["']BEGIN IMMEDIATE["']/, "lib/sqlite/database.ts"],
+    ["the line reader", /indexOf\(["']\\n["']\)/, "lib/lines.ts"],
+    ["the 404 and error handlers", /\.(?:notFound|onError)\(/, "routes/hono_app.ts"],
+  ];
+  const files = [
+    ...await filesUnder("lib", /\.tsx?$/),
+    ...await filesUnder("routes", /\.tsx?$/),
+    ...await filesUnder("cli", /\.ts$/),
+    "cli.ts",
+  ];
+  const texts = await Promise.all(files.map((f) => Deno.readTextFile(join(ROOT, f))));
+  const problems: string[] = [];
+  for (const [rule, pattern, home] of rules) {
+    const where = files.filter((_, i) => pattern.test(texts[i]!));
+    const strays = where.filter((f) => f !== home);
+    if (strays.length) {
+      problems.push(`${rule} is written outside ${home || "its helper"}: ${strays.join(", ")}`);
+    }
+    if (home && !where.includes(home)) {
+      problems.push(`${rule} is no longer in ${home}; update this test`);
+    }
+  }
+  assert.deepEqual(problems, [], problems.join("\n"));
+});

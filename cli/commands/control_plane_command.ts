@@ -8,6 +8,7 @@
 
 import type { Command } from "commander";
 import { badInput } from "../../lib/errors.ts";
+import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../../lib/http/body.ts";
 import { exposureWarning, isLoopbackHost } from "../../lib/http/net.ts";
@@ -28,14 +29,6 @@ interface Options {
   authorizedKeys?: string;
   approve?: boolean;
   json?: boolean;
-}
-
-function wholeNumber(raw: string, flag: string, min: number): number {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) {
-    throw badInput(`${flag} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
 }
 
 /** How long running runs may finish after SIGINT/SIGTERM. */
@@ -67,11 +60,13 @@ export function registerControlPlaneCommand(program: Command): void {
     .option("--json", "print one JSON line with the URL once listening")
     .action(async (dir: string, o: Options) => {
       try {
-        const port = wholeNumber(o.port, "--port", 0);
-        if (port > 65535) throw badInput(`--port must be at most 65535, got ${port}`);
-        const maxConcurrentRuns = wholeNumber(o.maxConcurrentRuns, "--max-concurrent-runs", 1);
-        const maxQueuedRuns = wholeNumber(o.maxQueuedRuns, "--max-queued-runs", 0);
-        const maxBodyBytes = wholeNumber(o.maxBodyBytes, "--max-body-bytes", 1);
+        const port = wholeOption(o.port, { name: "--port", min: 0, max: 65535 });
+        const maxConcurrentRuns = wholeOption(o.maxConcurrentRuns, {
+          name: "--max-concurrent-runs",
+          min: 1,
+        });
+        const maxQueuedRuns = wholeOption(o.maxQueuedRuns, { name: "--max-queued-runs", min: 0 });
+        const maxBodyBytes = wholeOption(o.maxBodyBytes, { name: "--max-body-bytes", min: 1 });
         const real = await resolveHarnessDir(dir);
         // Trust is decided once, here, before anything binds.
         const trusted = await trustGate(real, { approve: !!o.approve });

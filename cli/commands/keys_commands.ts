@@ -7,6 +7,7 @@
 
 import type { Command } from "commander";
 import { badInput } from "../../lib/errors.ts";
+import { wholeOption } from "../../lib/whole_number.ts";
 import { generateKey } from "../../lib/keys/key_files.ts";
 import { authorizeKey, listKeys, revokeKey } from "../../lib/keys/key_store.ts";
 import { DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, signToken } from "../../lib/keys/tokens.ts";
@@ -38,11 +39,7 @@ async function storePath(o: StoreOptions): Promise<string> {
 
 function parseTtl(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) {
-    throw badInput(`--ttl must be a whole number of seconds, got ${JSON.stringify(raw)}`);
-  }
-  return n;
+  return wholeOption(raw.trim(), { name: "--ttl (seconds)", min: 1 });
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import type { Command } from "commander";
 import { badInput } from "../../lib/errors.ts";
+import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
 import { startWorkbench } from "../../routes/workbench_server.ts";
 import { reportError, writeErr, writeOut } from "../output.ts";
@@ -51,10 +52,7 @@ export function registerWorkbenchCommand(program: Command): void {
         },
       ) => {
         try {
-          const port = Number(o.port);
-          if (!/^\d+$/.test(o.port) || port > 65535) {
-            throw badInput(`--port must be 0 to 65535, got ${JSON.stringify(o.port)}`);
-          }
+          const port = wholeOption(o.port, { name: "--port", min: 0, max: 65535 });
           let wb;
           try {
             wb = await startWorkbench({

@@ -8,8 +8,8 @@
 import { own } from "../own.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { badInput } from "../errors.ts";
-import { specPath } from "../paths.ts";
-import { hasErrors, invalidSpecError, parseSpecText } from "../spec/load.ts";
+import { harnessStateDir, SPEC_FILE_NAME, specPath } from "../paths.ts";
+import { invalidSpecError, parseSpecText, specIsValid } from "../spec/load.ts";
 import { isSlug, SLUG_RULE } from "../spec/schema.ts";
 import { specVersion } from "../spec/version.ts";
 import { setInText } from "../spec/yaml_edit.ts";
@@ -88,11 +88,11 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
     const hint = options.id === undefined ? "; choose one with --id" : "";
     throw badInput(`Cannot use ${JSON.stringify(id)} as a harness id: ${SLUG_RULE}${hint}`, { id });
   }
-  let spec = setInText(template.files["harness.yaml"]!, ["id"], id);
+  let spec = setInText(template.files[SPEC_FILE_NAME]!, ["id"], id);
   // A new harness is named after its id unless a name is given (not after its template).
   spec = setInText(spec, ["name"], options.name || nameFromId(id));
   const parsed = parseSpecText(spec);
-  if (!parsed.spec || hasErrors(parsed.issues)) {
+  if (!specIsValid(parsed)) {
     throw invalidSpecError(parsed.issues, "Cannot create the harness");
   }
 
@@ -108,7 +108,7 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
   }
   const written: string[] = [];
   const createdDirs: string[] = [];
-  const stateExisted = await pathExists(join(target, ".framework"));
+  const stateExisted = await pathExists(harnessStateDir(target));
   try {
     await mkdirTracked(target, createdDirs);
     for (const [rel, content] of Object.entries(template.files)) {
@@ -143,7 +143,7 @@ export async function initHarness(dir: string, options: InitOptions = {}): Promi
       for (const file of written.reverse()) await Deno.remove(file).catch(() => {});
       for (const d of createdDirs.reverse()) await Deno.remove(d).catch(() => {});
       if (!stateExisted) {
-        await Deno.remove(join(target, ".framework"), { recursive: true }).catch(() => {});
+        await Deno.remove(harnessStateDir(target), { recursive: true }).catch(() => {});
       }
     }
     throw err;

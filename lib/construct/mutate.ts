@@ -17,12 +17,12 @@ import { openHive } from "../hive/open.ts";
 import { recordSpecVersion } from "../hive/spec_versions.ts";
 import { specLockPath, specPath } from "../paths.ts";
 import {
-  hasErrors,
   invalidSpecError,
   type ParsedSpecText,
   parseSpecText,
   readSpecText,
   resolveHarnessDir,
+  specIsValid,
 } from "../spec/load.ts";
 import type { SpecIssue } from "../spec/issues.ts";
 import { specVersion } from "../spec/version.ts";
@@ -100,15 +100,15 @@ export async function mutateSpec(
       new: outcome.new,
       spec_version: version,
     };
-    const valid = !!next.spec && !hasErrors(next.issues);
+    const valid = specIsValid(next);
     if (outcome.text === current.text) return { ...result, changed: false, valid };
     await writeFileAtomic(specPath(dir), outcome.text);
     const entries = outcome.entries ??
       [{ op: ctx.op, path: outcome.path, old: outcome.old, new: outcome.new }];
     for (const e of entries) await appendConstructionLog(dir, { actor: ctx.actor, ...e });
     // Only a valid spec is a version (a repair that leaves problems is written, not recorded).
-    if (next.spec && !hasErrors(next.issues)) recordVersion(dir, next, version, ctx.actor);
-    return { ...result, changed: true, valid: !!next.spec && !hasErrors(next.issues) };
+    if (valid) recordVersion(dir, next, version, ctx.actor);
+    return { ...result, changed: true, valid };
   });
 }
 

@@ -141,10 +141,10 @@ export async function proposeImprovement(
     evidence,
   };
   const make = options.createProvider ?? createProvider;
-  const provider = withRetries(make(model, { harnessDir: loaded.dir }), {
+  const input = options.objective ?? "Improve the harness from its failures.";
+  const provider = withRetries(make(model, { harnessDir: loaded.dir, input }), {
     maxRetries: model.max_retries ?? 3,
   });
-  const input = options.objective ?? "Improve the harness from its failures.";
   let response;
   const limit = deadline((model.timeout_s ?? 120) * 1000);
   try {
@@ -152,7 +152,6 @@ export async function proposeImprovement(
       system: SYSTEM,
       messages: [{ role: "user", content: JSON.stringify(request, null, 2) }],
       tools: [],
-      input,
       signal: limit.signal,
     });
   } catch (err) {

@@ -10,6 +10,7 @@
 
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { badInput } from "../errors.ts";
+import { sensitiveName } from "../paths.ts";
 
 /** Options of {@link resolveSafePath}. */
 export interface SafePathOptions {
@@ -84,9 +85,8 @@ export async function realPathOfPrefix(path: string, depth = 0): Promise<string>
 
 function sensitiveSegment(rel: string): string | undefined {
   for (const segment of rel.split(/[\\/]/)) {
-    const s = segment.toLowerCase();
-    if (s === ".framework") return "it is inside .framework/ (keys, trust, logs and traces)";
-    if (s.startsWith(".env")) return "it names a .env file (credentials)";
+    const reason = sensitiveName(segment);
+    if (reason) return reason;
   }
   return undefined;
 }

@@ -11,14 +11,16 @@ import type { DatabaseSync } from "node:sqlite";
 import { hivePath } from "../paths.ts";
 import { markInterruptedRuns } from "./interrupted.ts";
 import { MIGRATIONS } from "./migrations.ts";
-import { openDatabase } from "../sqlite/database.ts";
+import { databaseCache } from "../sqlite/database.ts";
 
 /** An open hive connection. */
 export type Hive = DatabaseSync;
 
-const open = new Map<string, Hive>();
+const hives = databaseCache(MIGRATIONS, markInterruptedRuns);
+
 /**
- * Opens (or returns the cached connection to) the hive at `path`, creating and migrating it.
+ * Opens (or returns the cached connection to) the hive at `path`, creating and migrating it; a newly
+ * opened hive marks the runs of dead processes interrupted.
  *
  * @example
  * ```ts
@@ -29,37 +31,12 @@ const open = new Map<string, Hive>();
  * @returns The connection.
  */
 export function openHive(path: string = hivePath()): Hive {
-  const cached = open.get(path);
-  if (cached?.isOpen) return cached;
-  const db = openDatabase(path, MIGRATIONS);
-  markInterruptedRuns(db);
-  open.set(path, db);
-  return db;
+  return hives.open(path);
 }
 
 /**
  * Closes every cached hive connection (tests and clean shutdown).
  */
 export function closeHives(): void {
-  for (const db of open.values()) if (db.isOpen) db.close();
-  open.clear();
-}
-
-/**
- * Runs `fn` inside an immediate transaction (rolled back if it throws).
- *
- * @param db The connection.
- * @param fn The work.
- * @returns What `fn` returns.
- */
-export function inTransaction<T>(db: Hive, fn: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const out = fn();
-    db.exec("COMMIT");
-    return out;
-  } catch (err) {
-    db.exec("ROLLBACK");
-    throw err;
-  }
+  hives.closeAll();
 }

@@ -63,15 +63,18 @@ export function eventHash(
   prev: string,
   body: { seq: number; ts: string; type: string; payload: unknown },
 ): string {
-  return sha256Hex(`${prev}\n${canonicalParts(body).body}`);
+  return chainHash(prev, canonicalParts(body).body);
 }
 
 /**
- * The exact line (without its newline) a journal holds for an event.
+ * The chain formula, the one place it is written: `sha256_hex(prev + "\n" + body)`, where `body` is
+ * the canonical text from {@link canonicalParts}. The writer and the verifier call it with the body
+ * they already built, so each event is canonicalized once.
  *
- * @param event The event.
- * @returns Canonical JSON.
+ * @param prev The previous event's hash.
+ * @param canonicalBody The canonical `{payload, seq, ts, type}` text.
+ * @returns 64 hex characters.
  */
-export function eventLine(event: JournalEvent): string {
-  return canonicalParts(event).line;
+export function chainHash(prev: string, canonicalBody: string): string {
+  return sha256Hex(`${prev}\n${canonicalBody}`);
 }

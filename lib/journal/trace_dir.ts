@@ -10,7 +10,7 @@
 import { sep } from "node:path";
 import { badInput, type FrameworkError } from "../errors.ts";
 import { LinkLoop, realPathOfPrefix, within } from "../fs/safe_path.ts";
-import { defaultKeysDir, traceDir, workspaceDir } from "../paths.ts";
+import { defaultKeysDir, isEnvName, traceDir, workspaceDir } from "../paths.ts";
 
 /**
  * What is wrong with a harness's trace folder, or undefined when it is usable. Checked: no `.env*`
@@ -33,7 +33,7 @@ export async function traceDirProblem(
   if (!configured) return undefined;
   const dir = traceDir(harnessDir, configured);
   const shown = JSON.stringify(configured);
-  if (dir.split(sep).some((s) => s.toLowerCase().startsWith(".env"))) {
+  if (dir.split(sep).some(isEnvName)) {
     return `${shown} is inside a .env path, where credentials live`;
   }
   let real: string;

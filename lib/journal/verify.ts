@@ -4,8 +4,7 @@
  * @module
  */
 
-import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
-import { sha256Hex } from "../hash.ts";
+import { canonicalParts, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
 
 /** The result of {@link verifyJournal}. */
 export interface Integrity {
@@ -45,7 +44,7 @@ export function verifyJournal(bytes: Uint8Array | string): Integrity {
       return { ok: false, checked: i, broken_at: seq };
     }
     const parts = canonicalParts(event);
-    if (parts.line !== lines[i] || event.hash !== sha256Hex(`${prev}\n${parts.body}`)) {
+    if (parts.line !== lines[i] || event.hash !== chainHash(prev, parts.body)) {
       return { ok: false, checked: i, broken_at: seq };
     }
     prev = event.hash;

@@ -6,8 +6,7 @@
  */
 
 import { dirname } from "node:path";
-import { canonicalParts, GENESIS_HASH, type JournalEvent } from "./event.ts";
-import { sha256Hex } from "../hash.ts";
+import { canonicalParts, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
 import { wellFormedJson } from "../json_safety.ts";
 import { makeRedactor, type RedactConfig } from "./redact.ts";
 
@@ -65,7 +64,7 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
         type,
         payload: redactor(plain(payload)) as Record<string, unknown>,
       };
-      const hash = sha256Hex(`${prev}\n${canonicalParts(body).body}`);
+      const hash = chainHash(prev, canonicalParts(body).body);
       const event: JournalEvent = { ...body, prev, hash };
       const bytes = encoder.encode(canonicalParts(event).line + "\n");
       let written = 0;

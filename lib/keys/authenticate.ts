@@ -3,6 +3,15 @@
  * cache), so a revocation takes effect on the very next request, and an unreadable store refuses
  * everything. Messages say which rule failed and never echo the token.
  *
+ * Why the claim checks are written here and not left to jose's `jwtVerify`: jose verifies the
+ * signature (`compactVerify`, below), but the contract's rules differ from `jwtVerify`'s in ways its
+ * options cannot express: `exp` and `iat` are both required and `exp - iat` is bounded by the
+ * maximum TTL, `iat` may not lie in the future, `aud` is checked only when the token carries one,
+ * key headers (`jwk`, `jku`, `x5*`) are refused rather than ignored, two `alg` spellings are
+ * accepted, the key is chosen by `kid` from a store read fresh per call, and each failure has its
+ * own message (jose's error codes would collapse several). The attack tests in `tests/keys/` pin
+ * each rule.
+ *
  * @module
  */
 

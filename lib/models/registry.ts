@@ -14,6 +14,8 @@ import type { ModelProvider } from "./types.ts";
 export interface ProviderContext {
   /** The harness folder (for its `.env`). */
   harnessDir: string;
+  /** The run's input text: the scripted provider chooses its scenario with it. */
+  input: string;
 }
 
 /**
@@ -24,6 +26,6 @@ export interface ProviderContext {
  * @returns The provider.
  */
 export function createProvider(model: ModelSpec, ctx: ProviderContext): ModelProvider {
-  if (model.provider === "scripted") return createScriptedModel(model);
+  if (model.provider === "scripted") return createScriptedModel(model, ctx.input);
   return createAiSdkProvider(model, ctx.harnessDir);
 }

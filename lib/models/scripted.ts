@@ -38,16 +38,16 @@ export function scriptFor(model: ModelSpec, input: string): ScriptedReply[] | un
  * const m = createScriptedModel({ provider: "scripted", replies: [{ text: "hi" }] });
  * ```
  * @param model The `model` block with `replies` or `scenarios`.
+ * @param input The run's input text, which chooses the scenario.
  * @returns The provider.
  */
-export function createScriptedModel(model: ModelSpec): ModelProvider {
+export function createScriptedModel(model: ModelSpec, input = ""): ModelProvider {
   let calls = 0;
-  let script: ScriptedReply[] | undefined;
+  const script = scriptFor(model, input);
   return {
     provider: "scripted",
     model: model.name ?? "scripted",
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      script ??= scriptFor(model, request.input);
       if (!script) {
         throw new ProviderError(
           "No scripted scenario matches the input and there are no default replies",

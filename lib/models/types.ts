@@ -37,8 +37,6 @@ export interface ModelRequest {
   system: string;
   messages: Message[];
   tools: ToolSpec[];
-  /** The run's input text (the scripted provider chooses a scenario with it). */
-  input: string;
   signal: AbortSignal;
   /**
    * Receives the reply's text as it is generated (a live view; the journal keeps the whole reply).

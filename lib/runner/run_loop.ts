@@ -165,7 +165,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     await guard({ stage: "input" });
 
     const provider = withRetries(
-      ctx.makeProvider(spec.model, { harnessDir: loaded.dir }),
+      ctx.makeProvider(spec.model, { harnessDir: loaded.dir, input: ctx.inputText }),
       { maxRetries: spec.model.max_retries ?? 3 },
       (notice) => emit("model_retry", { turn: turns, ...notice }),
     );
@@ -200,7 +200,6 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
         system,
         messages: [...messages],
         tools: toolSpecs,
-        input: ctx.inputText,
         signal,
         ...(ctx.onText ? { onText: (text: string) => ctx.onText!({ turn: turns, text }) } : {}),
       });

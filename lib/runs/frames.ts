@@ -11,6 +11,7 @@
 import type { SseFrame } from "../http/sse.ts";
 import type { RunResult } from "../run_types.ts";
 import type { RunHandle } from "../runner/start_run.ts";
+import type { JournalEvent } from "../journal/event.ts";
 
 /** One frame. */
 export type RunFrame =
@@ -25,6 +26,19 @@ export type RunFrame =
   }
   | ({ frame: "run_result" } & RunResult);
 
+/** A `trace` frame: one journal event as CONTRACT.md shapes it. */
+export type TraceFrame = Extract<RunFrame, { frame: "trace" }>;
+
+/**
+ * The trace frame of a journal event: its contract fields, nothing else.
+ *
+ * @param e The event.
+ * @returns The frame.
+ */
+export function traceFrame(e: JournalEvent): TraceFrame {
+  return { frame: "trace", seq: e.seq, ts: e.ts, type: e.type, payload: e.payload, hash: e.hash };
+}
+
 /**
  * The trace frames and the result of a started run (after `run_accepted`).
  *
@@ -35,7 +49,7 @@ export type RunFrame =
 export async function* runTail(run: RunHandle, afterSeq = 0): AsyncGenerator<RunFrame> {
   for await (const e of run.events) {
     if (e.seq <= afterSeq) continue;
-    yield { frame: "trace", seq: e.seq, ts: e.ts, type: e.type, payload: e.payload, hash: e.hash };
+    yield traceFrame(e);
   }
   yield { frame: "run_result", ...(await run.result) };
 }

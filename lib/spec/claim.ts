@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { specPath } from "../paths.ts";
 import { parse } from "yaml";
 import {
   clearDuplicate,
@@ -37,7 +37,7 @@ export interface Claim {
  */
 export function folderHoldsId(dir: string, id: string): boolean {
   try {
-    const value = parse(Deno.readTextFileSync(join(dir, "harness.yaml"))) as { id?: unknown };
+    const value = parse(Deno.readTextFileSync(specPath(dir))) as { id?: unknown };
     return value?.id === id;
   } catch {
     return false;

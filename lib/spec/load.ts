@@ -113,6 +113,20 @@ export function hasErrors(issues: readonly SpecIssue[]): boolean {
 }
 
 /**
+ * Whether a parsed spec is valid: it was typed and none of its issues is an error. The one
+ * definition of "valid" that listings, edits, versions and runs share; `issues` may hold more than
+ * the parse found (validate adds code and trace-folder problems).
+ *
+ * @param parsed The typed spec, if any, and its issues.
+ * @returns True when the spec can run.
+ */
+export function specIsValid<T extends { spec?: HarnessSpec; issues: readonly SpecIssue[] }>(
+  parsed: T,
+): parsed is T & { spec: HarnessSpec } {
+  return !!parsed.spec && !hasErrors(parsed.issues);
+}
+
+/**
  * Resolves a harness folder: it must exist and be a folder. Symlinks are resolved.
  *
  * @param dir The folder as given by the user.
@@ -207,7 +221,7 @@ export function invalidSpecError(
  */
 export async function loadSpec(dir: string): Promise<LoadedSpec> {
   const { dir: real, parsed } = await checkHarness(dir);
-  if (!parsed.spec || hasErrors(parsed.issues)) throw invalidSpecError(parsed.issues);
+  if (!specIsValid(parsed)) throw invalidSpecError(parsed.issues);
   return {
     dir: real,
     path: specPath(real),

@@ -18,8 +18,7 @@ import { statement } from "./statements.ts";
  * @returns The schema version after migrating.
  */
 export function migrate(db: DatabaseSync, migrations: readonly string[]): number {
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  return inTransaction(db, () => {
     let version =
       (statement(db, "PRAGMA user_version").get() as { user_version: number }).user_version;
     for (const [i, sql] of migrations.entries()) {
@@ -28,8 +27,24 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): number
       db.exec(`PRAGMA user_version = ${i + 1}`);
       version = i + 1;
     }
-    db.exec("COMMIT");
     return version;
+  });
+}
+
+/**
+ * Runs `fn` inside an immediate transaction (rolled back if it throws): the write lock is taken at
+ * the start, so two processes never interleave the reads and writes of one change.
+ *
+ * @param db The connection.
+ * @param fn The work.
+ * @returns What `fn` returns.
+ */
+export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
   } catch (err) {
     db.exec("ROLLBACK");
     throw err;
@@ -56,4 +71,46 @@ export function openDatabase(path: string, migrations: readonly string[]): Datab
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db, migrations);
   return db;
+}
+
+/** One connection per database file and realm, opened on first use. */
+export interface DatabaseCache {
+  /** Opens (or returns the open connection to) the file, creating and migrating it. */
+  open(path: string): DatabaseSync;
+  /** Closes every connection it opened (tests, shutdown). */
+  closeAll(): void;
+}
+
+/**
+ * A cache of connections to databases of one schema: each file is opened, migrated and prepared
+ * once per realm, and a closed connection is opened again on the next use.
+ *
+ * @example
+ * ```ts
+ * const hives = databaseCache(["CREATE TABLE t (a)"]);
+ * hives.open("/tmp/x.db") === hives.open("/tmp/x.db"); // true
+ * ```
+ * @param migrations The schema's migrations.
+ * @param onOpen Work to do once on each newly opened connection (e.g. repairing state).
+ * @returns The cache.
+ */
+export function databaseCache(
+  migrations: readonly string[],
+  onOpen?: (db: DatabaseSync) => void,
+): DatabaseCache {
+  const open = new Map<string, DatabaseSync>();
+  return {
+    open(path) {
+      const cached = open.get(path);
+      if (cached?.isOpen) return cached;
+      const db = openDatabase(path, migrations);
+      onOpen?.(db);
+      open.set(path, db);
+      return db;
+    },
+    closeAll() {
+      for (const db of open.values()) if (db.isOpen) db.close();
+      open.clear();
+    },
+  };
 }

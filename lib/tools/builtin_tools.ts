@@ -10,6 +10,7 @@ import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { BUILTINS } from "../spec/builtins.ts";
+import { sensitiveName } from "../paths.ts";
 import { stringArg, type Tool, type ToolContext, ToolError } from "./tool.ts";
 
 /** A builtin tool: its result is always plain text. */
@@ -131,8 +132,7 @@ function listFiles(options: Record<string, unknown>): BuiltinTool {
       const names: string[] = [];
       try {
         for await (const e of Deno.readDir(target.absolute)) {
-          const lower = e.name.toLowerCase();
-          if (lower === ".framework" || lower.startsWith(".env")) continue;
+          if (sensitiveName(e.name)) continue;
           names.push(e.isDirectory ? `${e.name}/` : e.name);
         }
       } catch (err) {

@@ -7,25 +7,18 @@
  * @module
  */
 
+import { readLines } from "../lines.ts";
 import { captureConsole, handleSandboxRequest, type SandboxRequest } from "./sandbox_protocol.ts";
 
 captureConsole();
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 let nonce: string | undefined;
-let buffer = "";
-for await (const chunk of Deno.stdin.readable) {
-  buffer += decoder.decode(chunk, { stream: true });
-  let nl: number;
-  while ((nl = buffer.indexOf("\n")) >= 0) {
-    const line = buffer.slice(0, nl);
-    buffer = buffer.slice(nl + 1);
-    if (!line.trim()) continue;
-    if (nonce === undefined) {
-      nonce = line.trim();
-      continue;
-    }
-    const answer = await handleSandboxRequest(JSON.parse(line) as SandboxRequest);
-    await Deno.stdout.write(encoder.encode(`\n\x1e${nonce}${JSON.stringify(answer)}\n`));
+for await (const line of readLines(Deno.stdin.readable)) {
+  if (!line.trim()) continue;
+  if (nonce === undefined) {
+    nonce = line.trim();
+    continue;
   }
+  const answer = await handleSandboxRequest(JSON.parse(line) as SandboxRequest);
+  await Deno.stdout.write(encoder.encode(`\n\x1e${nonce}${JSON.stringify(answer)}\n`));
 }

@@ -19,6 +19,7 @@
 
 import { join, resolve, sep } from "node:path";
 import { ToolError } from "./tool.ts";
+import { sensitiveName } from "../paths.ts";
 
 /** The read permissions of a sandbox over its harness folder. */
 export interface HarnessReads {
@@ -36,11 +37,6 @@ export const MAX_WALK_ENTRIES = 20_000;
 
 function within(parent: string, child: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-}
-
-function sensitiveName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return lower === ".framework" || lower.startsWith(".env");
 }
 
 /** Whether a real path is one code may read: inside the harness or a granted folder, not sensitive. */

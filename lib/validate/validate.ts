@@ -11,7 +11,7 @@ import { trustedEntryFor } from "../trust/store.ts";
 import { ownerOfId } from "../spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
 import { positionOf, sortIssues, type SpecIssue } from "../spec/issues.ts";
-import { checkHarness, hasErrors } from "../spec/load.ts";
+import { checkHarness, specIsValid } from "../spec/load.ts";
 import { specVersion } from "../spec/version.ts";
 
 /** The result of {@link validateHarness}. */
@@ -69,9 +69,10 @@ export async function validateHarness(
       ...positionOf(parsed.doc, parsed.lineCounter, path),
     });
   }
-  if (parsed.spec && !hasErrors(issues) && options.code !== false) {
+  const sofar = { spec: parsed.spec, issues };
+  if (specIsValid(sofar) && options.code !== false) {
     const trusted = !!(await trustedEntryFor(dir));
-    for (const p of await checkCodeRefs(dir, parsed.spec, trusted)) {
+    for (const p of await checkCodeRefs(dir, sofar.spec, trusted)) {
       issues.push({
         ...p,
         ...positionOf(
@@ -82,7 +83,7 @@ export async function validateHarness(
       });
     }
   }
-  const valid = !!parsed.spec && !hasErrors(issues);
+  const valid = specIsValid({ spec: parsed.spec, issues });
   const id = (parsed.value as { id?: unknown } | undefined)?.id;
   return {
     valid,

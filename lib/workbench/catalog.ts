@@ -9,6 +9,7 @@
 
 import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { join, resolve, sep } from "node:path";
+import { SPEC_FILE_NAME, specPath, STATE_DIR_NAME } from "../paths.ts";
 import { badInput, notFound } from "../errors.ts";
 import {
   getHarness,
@@ -18,7 +19,7 @@ import {
   listHarnesses,
 } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
-import { parseSpecText } from "../spec/load.ts";
+import { parseSpecText, specIsValid } from "../spec/load.ts";
 import { checkHarnessCached } from "../spec/spec_cache.ts";
 import { specVersion } from "../spec/version.ts";
 import { evolvedCount } from "../hive/proposals.ts";
@@ -40,7 +41,13 @@ export interface CatalogNode {
   children: CatalogNode[];
 }
 
-const SKIP = new Set(["node_modules", ".git", ".framework", ".framework-dev", "workspace"]);
+const SKIP = new Set([
+  "node_modules",
+  ".git",
+  STATE_DIR_NAME,
+  `${STATE_DIR_NAME}-dev`,
+  "workspace",
+]);
 
 /**
  * Registers one harness folder in the catalog (its id and name come from its harness.yaml).
@@ -63,7 +70,7 @@ export async function registerHarnessDir(
   }
   let text: string;
   try {
-    text = await Deno.readTextFile(join(real, "harness.yaml"));
+    text = await Deno.readTextFile(specPath(real));
   } catch {
     throw badInput(`No harness.yaml in ${JSON.stringify(dir)}`);
   }
@@ -95,7 +102,7 @@ export async function scanForHarnesses(root: string, maxDepth = 4): Promise<stri
     } catch {
       return;
     }
-    if (entries.some((e) => e.isFile && e.name === "harness.yaml")) found.push(dir);
+    if (entries.some((e) => e.isFile && e.name === SPEC_FILE_NAME)) found.push(dir);
     if (depth >= maxDepth) return;
     for (const e of entries) {
       if (e.isDirectory && !SKIP.has(e.name) && !e.name.startsWith(".")) {
@@ -154,7 +161,7 @@ export async function catalogTree(db: Hive): Promise<CatalogNode[]> {
     let name = r.name;
     try {
       const { parsed } = await checkHarnessCached(r.root_path);
-      valid = !!parsed.spec && !parsed.issues.some((i) => i.severity === "error");
+      valid = specIsValid(parsed);
       const current = (parsed.value as { name?: unknown } | undefined)?.name;
       if (typeof current === "string" && current) name = current;
     } catch {
@@ -270,7 +277,7 @@ export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail
     dir: ref.dir,
     spec: parsed.value ?? null,
     spec_version: parsed.spec ? specVersion(parsed.spec) : null,
-    valid: !!parsed.spec && !parsed.issues.some((i) => i.severity === "error"),
+    valid: specIsValid(parsed),
     trusted: !!(await trustedEntryFor(ref.dir)),
     stats: harnessStats(db, ref),
     evolved: evolvedCount(db, ref),

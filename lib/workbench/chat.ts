@@ -14,6 +14,7 @@ import type { Message } from "../models/types.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
 import type { RunHandle } from "../runner/start_run.ts";
+import { type TraceFrame, traceFrame } from "../runs/frames.ts";
 import type { RunService } from "../runs/service.ts";
 import type { RunResult } from "../run_types.ts";
 import {
@@ -65,7 +66,7 @@ export function conversationView(db: WorkbenchDb, id: string) {
 /** The frames of a chat turn. */
 export type ChatFrame =
   | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
-  | { frame: "trace"; run_id: string; seq: number; type: string; payload: Record<string, unknown> }
+  | (TraceFrame & { run_id: string })
   | { frame: "delta"; run_id: string; turn: number; text: string }
   | { frame: "message"; message: ChatMessage; selection: CopilotContext["selection"] }
   | { frame: "run_result"; result: RunResult };
@@ -76,6 +77,7 @@ export interface ChatEnvironment {
   db: WorkbenchDb;
   copilot: Copilot;
   copilotModel: CopilotModel | undefined;
+  /** Where new harnesses are created. */
   harnessesDir: string;
   /** The workbench's runs (the copilot's turns and the targets it runs). */
   runs: RunService;
@@ -288,7 +290,7 @@ export async function startChatTurn(
   (async () => {
     try {
       for await (const e of run.events) {
-        live.push({ frame: "trace", run_id: runId, seq: e.seq, type: e.type, payload: e.payload });
+        live.push({ ...traceFrame(e), run_id: runId });
       }
       const { message, result } = await done;
       live.push({ frame: "message", message, selection });

@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { openDatabase } from "../sqlite/database.ts";
+import { databaseCache } from "../sqlite/database.ts";
 import { workbenchDbPath } from "../paths.ts";
 
 /** An open workbench database. */
@@ -56,7 +56,7 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-const open = new Map<string, WorkbenchDb>();
+const databases = databaseCache(MIGRATIONS);
 
 /**
  * Opens (or returns the cached connection to) the workbench database, creating and migrating it.
@@ -65,15 +65,5 @@ const open = new Map<string, WorkbenchDb>();
  * @returns The connection.
  */
 export function openWorkbenchDb(path: string = workbenchDbPath()): WorkbenchDb {
-  const cached = open.get(path);
-  if (cached?.isOpen) return cached;
-  const db = openDatabase(path, MIGRATIONS);
-  open.set(path, db);
-  return db;
-}
-
-/** Closes every cached workbench database (tests, shutdown). */
-export function closeWorkbenchDbs(): void {
-  for (const db of open.values()) if (db.isOpen) db.close();
-  open.clear();
+  return databases.open(path);
 }

@@ -8,26 +8,15 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { Hive } from "../../lib/hive/open.ts";
-import type { RunService } from "../../lib/runs/service.ts";
 import type { EditPolicy } from "../../lib/spec/frozen.ts";
-import type { Copilot, CopilotModel } from "../../lib/workbench/copilot/setup.ts";
-import type { WorkbenchDb } from "../../lib/workbench/db.ts";
+import type { ChatEnvironment } from "../../lib/workbench/chat.ts";
 import type { Rescan } from "../../lib/workbench/rescan.ts";
 
 /** A Hono app of the workbench API. */
 export type WorkbenchApp = Hono;
 
-/** What routes can use. */
-export interface WorkbenchContext {
-  hive: Hive;
-  db: WorkbenchDb;
-  copilot: Copilot;
-  copilotModel: CopilotModel | undefined;
-  /** Where new harnesses are created. */
-  harnessesDir: string;
-  /** Target runs and the copilot's turns. */
-  runs: RunService;
+/** What routes can use: what a chat turn needs, and the shell's own parts. */
+export interface WorkbenchContext extends ChatEnvironment {
   /** Finds harness folders added or removed on disk. */
   rescan: Rescan;
   /** Reads the JSON object body within the size limit (`allowEmpty`: an empty body is `{}`). */

@@ -227,8 +227,8 @@ Deno.test("foldContext() rebuilds exactly what the model was sent at every call"
   });
   const seen: { system: string; messages: Message[]; tools: string[] }[] = [];
   const run = await startRun(dir, { input: "hi" }, {
-    createProvider: (model): ModelProvider => {
-      const inner = createScriptedModel(model);
+    createProvider: (model, ctx): ModelProvider => {
+      const inner = createScriptedModel(model, ctx.input);
       return {
         ...inner,
         generate(req) {

@@ -14,18 +14,27 @@ import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 
-/** How many sandbox child processes serve a harness folder now. */
-async function sandboxProcesses(harnessDir: string): Promise<number> {
-  let n = 0;
-  for await (const e of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const cmd = await Deno.readTextFile(`/proc/${e.name}/cmdline`);
-      if (cmd.includes("sandbox_child.ts") && cmd.includes(`--allow-read=${harnessDir}`)) n++;
-    } catch {
-      // gone
-    }
+async function isSandboxOf(pid: string, harnessDir: string): Promise<boolean> {
+  try {
+    const cmd = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+    return cmd.includes("sandbox_child.ts") && cmd.includes(`--allow-read=${harnessDir}`);
+  } catch {
+    return false; // gone
   }
+}
+
+/**
+ * How many sandbox child processes serve a harness folder at one moment. A scan of `/proc` takes a
+ * while on a busy machine, so a process that exited during it is dropped by a second look: every pid
+ * counted was alive before the second pass began and is still alive in it, so all were alive at once.
+ */
+async function sandboxProcesses(harnessDir: string): Promise<number> {
+  const seen: string[] = [];
+  for await (const e of Deno.readDir("/proc")) {
+    if (/^\d+$/.test(e.name) && await isSandboxOf(e.name, harnessDir)) seen.push(e.name);
+  }
+  let n = 0;
+  for (const pid of seen) if (await isSandboxOf(pid, harnessDir)) n++;
   return n;
 }
 

@@ -194,11 +194,11 @@ Deno.test("trace: a 10,000-event run stays virtualized, filters and navigates; a
       assert.equal(results.length, 2 * CALLS_PER_TURN);
       await page.locator('.type-filters [data-type="tool_result"]').click();
       await page.waitForURL(/types=tool_result/);
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll(".event-list .ev-type")].every((x) =>
-          x.textContent === "tool_result"
-        )
-      );
+      // The filtered rows are shown (a list emptied while it re-renders does not count).
+      await page.waitForFunction(() => {
+        const shown = [...document.querySelectorAll(".event-list .ev-type")];
+        return shown.length > 0 && shown.every((x) => x.textContent === "tool_result");
+      });
       const types = await page.locator(".event-list .ev-type").allInnerTexts();
       assert.ok(types.length > 0 && types.length < MAX_ROWS_IN_DOM, `${types.length} rows`);
       assert.ok(types.every((x) => x === "tool_result"), types.join(","));

@@ -148,16 +148,7 @@ export function Chat() {
     <section class="chat" aria-label="Conversation with the copilot">
       <ChatHead title={title} route={route} harnesses={flat} />
 
-      {!store.health.copilot
-        ? (
-          <div class="banner banner-warn" role="note">
-            No copilot model is set. Start the workbench with <code>FRAMEWORK_COPILOT_MODEL</code>
-            {" "}
-            (e.g. <code>openai:gpt-4.1-mini</code>) or a provider key such as{" "}
-            <code>OPENAI_API_KEY</code>. Everything else works without it.
-          </div>
-        )
-        : null}
+      {store.health.copilot ? null : <NoCopilot />}
 
       <ChatLog
         logRef={logRef}
@@ -181,6 +172,18 @@ export function Chat() {
         stopping={stopping || !(shownLive?.runId ?? pendingRun)}
       />
     </section>
+  );
+}
+
+/** Says how to give the copilot a model; the rest of the workbench works without one. */
+function NoCopilot() {
+  return (
+    <div class="banner banner-warn" role="note">
+      No copilot model is set. Start the workbench with <code>FRAMEWORK_COPILOT_MODEL</code> (e.g.
+      {" "}
+      <code>openai:gpt-4.1-mini</code>) or a provider key such as{" "}
+      <code>OPENAI_API_KEY</code>. Everything else works without it.
+    </div>
   );
 }
 

@@ -122,15 +122,214 @@ function DraftButton(props: { harness: HarnessDetail }) {
   );
 }
 
+/** One proposal: what it changes and why, and the gate when it is still open. */
 function ProposalView(props: { proposal: Proposal; harness: HarnessDetail }) {
-  const store = useStore();
-  const route = store.route.value;
   const p = props.proposal;
   const open = p.status === "queued" ||
     (p.status === "partially_applied" && p.code_changes.some((c) => c.status === "pending"));
-  const yamlPending = p.yaml_changes.some((c) => c.status === "pending");
   const [applyYaml, setApplyYaml] = useState(false);
   const [approved, setApproved] = useState<Set<string>>(new Set());
+  return (
+    <article class="proposal" data-proposal-id={p.id}>
+      <ProposalHead proposal={p} />
+      <h3 class="detail-title">Rationale</h3>
+      <p class="rationale">{p.rationale}</p>
+      <Evidence proposal={p} />
+      <YamlChanges
+        proposal={p}
+        open={open}
+        applyYaml={applyYaml}
+        onApplyYaml={setApplyYaml}
+      />
+      <CodeChanges proposal={p} open={open} approved={approved} onApproved={setApproved} />
+      {open
+        ? <Decide proposal={p} applyYaml={applyYaml} approved={approved} />
+        : p.decided_at
+        ? (
+          <p class="muted">
+            Decided <Time iso={p.decided_at} />
+            {p.reason ? <>— “{p.reason}”</> : null}
+          </p>
+        )
+        : null}
+    </article>
+  );
+}
+
+function ProposalHead(props: { proposal: Proposal }) {
+  const p = props.proposal;
+  return (
+    <>
+      <header class="proposal-head">
+        <h2>
+          <code>{p.id}</code>
+        </h2>
+        <StatusBadge status={p.status} />
+        <span class="muted small">
+          {p.trigger} · <Time iso={p.created_at} /> · evolver {p.evolver.provider}:{p.evolver.model}
+          {" "}
+          ({formatCost(p.evolver.cost_usd)})
+        </span>
+      </header>
+      {p.objective
+        ? (
+          <p>
+            <strong>Objective</strong> {p.objective}
+          </p>
+        )
+        : null}
+    </>
+  );
+}
+
+/** The runs the evolver looked at and the failure signatures, each linked to its traces. */
+function Evidence(props: { proposal: Proposal }) {
+  const route = useStore().route.value;
+  const { runs, failure_signatures } = props.proposal.evidence;
+  return (
+    <>
+      <h3 class="detail-title">Evidence</h3>
+      <div class="evidence">
+        <p class="muted">
+          {runs.total} {runs.total === 1 ? "run" : "runs"} looked at
+          {Object.entries(runs.by_status).filter(([, n]) => n).map(([k, n]) =>
+            ` · ${n} ${k.replace(/_/g, " ")}`
+          ).join("")}
+        </p>
+        {failure_signatures.length
+          ? (
+            <ul class="signatures">
+              {failure_signatures.map((f) => (
+                <li key={f.signature}>
+                  <code>{f.signature}</code> × {f.count} {f.run_ids.slice(0, 3).map((id) => (
+                    <Link
+                      key={id}
+                      to={withRoute(route, { tab: "trace", run: id })}
+                      class="mono small"
+                    >
+                      {shortId(id)}
+                    </Link>
+                  ))}
+                </li>
+              ))}
+            </ul>
+          )
+          : <p class="muted">No failure signatures.</p>}
+      </div>
+    </>
+  );
+}
+
+/** The YAML changes, and the one tick that applies the pending ones. */
+function YamlChanges(
+  props: {
+    proposal: Proposal;
+    open: boolean;
+    applyYaml: boolean;
+    onApplyYaml: (on: boolean) => void;
+  },
+) {
+  const changes = props.proposal.yaml_changes;
+  const pending = changes.filter((c) => c.status === "pending").length;
+  return (
+    <>
+      <h3 class="detail-title">YAML changes</h3>
+      {changes.length
+        ? (
+          <table class="table">
+            <thead>
+              <tr>
+                <th>Path</th>
+                <th>Change</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map((c, i) => (
+                <tr key={i}>
+                  <td>
+                    <code>{c.path}</code>
+                  </td>
+                  <td>
+                    {c.op === "remove" ? <em>remove</em> : <code>{oneLine(c.value, 60)}</code>}
+                  </td>
+                  <td>
+                    <StatusBadge status={c.status} />
+                    {c.reason ? <span class="muted small">{c.reason}</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+        : <p class="muted">None.</p>}
+      {props.open && pending
+        ? (
+          <label class="check">
+            <input
+              type="checkbox"
+              name="apply_yaml"
+              checked={props.applyYaml}
+              onChange={(e) => props.onApplyYaml((e.target as HTMLInputElement).checked)}
+            />
+            Apply the YAML changes ({pending})
+          </label>
+        )
+        : null}
+    </>
+  );
+}
+
+/** Each code change with its diff; a pending one is approved by its own tick. */
+function CodeChanges(
+  props: {
+    proposal: Proposal;
+    open: boolean;
+    approved: Set<string>;
+    onApproved: (next: Set<string>) => void;
+  },
+) {
+  const { approved } = props;
+  return (
+    <>
+      <h3 class="detail-title">Code changes</h3>
+      {props.proposal.code_changes.length
+        ? props.proposal.code_changes.map((c) => (
+          <div key={c.id} class="code-change" data-change={c.id}>
+            <div class="code-change-head">
+              {props.open && c.status === "pending"
+                ? (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      name={`approve-${c.id}`}
+                      checked={approved.has(c.id)}
+                      onChange={(e) => {
+                        const next = new Set(approved);
+                        if ((e.target as HTMLInputElement).checked) next.add(c.id);
+                        else next.delete(c.id);
+                        props.onApproved(next);
+                      }}
+                    />
+                    Approve <code>{c.path}</code>
+                  </label>
+                )
+                : <code>{c.path}</code>}
+              <StatusBadge status={c.status} />
+              {c.reason ? <span class="muted small">{c.reason}</span> : null}
+            </div>
+            <Diff text={c.diff} />
+          </div>
+        ))
+        : <p class="muted">None.</p>}
+    </>
+  );
+}
+
+/** The gate: apply what is ticked, or reject with a reason. */
+function Decide(props: { proposal: Proposal; applyYaml: boolean; approved: Set<string> }) {
+  const store = useStore();
+  const { proposal: p, applyYaml, approved } = props;
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -157,184 +356,45 @@ function ProposalView(props: { proposal: Proposal; harness: HarnessDetail }) {
   };
 
   const chosenCount = approved.size + (applyYaml ? 1 : 0);
+  const pendingCode = p.code_changes.filter((c) => c.status === "pending").length;
   return (
-    <article class="proposal" data-proposal-id={p.id}>
-      <header class="proposal-head">
-        <h2>
-          <code>{p.id}</code>
-        </h2>
-        <StatusBadge status={p.status} />
-        <span class="muted small">
-          {p.trigger} · <Time iso={p.created_at} /> · evolver {p.evolver.provider}:{p.evolver.model}
-          {" "}
-          ({formatCost(p.evolver.cost_usd)})
-        </span>
-      </header>
-      {p.objective
-        ? (
-          <p>
-            <strong>Objective</strong> {p.objective}
-          </p>
-        )
-        : null}
-      <h3 class="detail-title">Rationale</h3>
-      <p class="rationale">{p.rationale}</p>
-
-      <h3 class="detail-title">Evidence</h3>
-      <div class="evidence">
-        <p class="muted">
-          {p.evidence.runs.total} {p.evidence.runs.total === 1 ? "run" : "runs"} looked at
-          {Object.entries(p.evidence.runs.by_status).filter(([, n]) => n).map(([k, n]) =>
-            ` · ${n} ${k.replace(/_/g, " ")}`
-          ).join("")}
-        </p>
-        {p.evidence.failure_signatures.length
-          ? (
-            <ul class="signatures">
-              {p.evidence.failure_signatures.map((f) => (
-                <li key={f.signature}>
-                  <code>{f.signature}</code> × {f.count} {f.run_ids.slice(0, 3).map((id) => (
-                    <Link
-                      key={id}
-                      to={withRoute(route, { tab: "trace", run: id })}
-                      class="mono small"
-                    >
-                      {shortId(id)}
-                    </Link>
-                  ))}
-                </li>
-              ))}
-            </ul>
-          )
-          : <p class="muted">No failure signatures.</p>}
+    <div class="decide">
+      <p class="muted small decide-summary">
+        {chosenCount === 0
+          ? "Tick the YAML changes or code changes to apply; unticked code changes stay unapproved."
+          : `Applies ${
+            applyYaml ? "the YAML changes" : "no YAML changes"
+          } and ${approved.size} of ${pendingCode} code changes.`}
+      </p>
+      <div class="decide-row">
+        <button
+          type="button"
+          class="primary"
+          disabled={busy || chosenCount === 0}
+          onClick={() => decide("apply")}
+          data-testid="apply"
+        >
+          Apply selected
+        </button>
+        <input
+          name="reason"
+          class="decide-reason"
+          value={reason}
+          aria-label="Reason for rejecting"
+          placeholder="Reason for rejecting (required to reject)"
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || !reason.trim()}
+          onClick={() => decide("reject")}
+        >
+          Reject
+        </button>
       </div>
-
-      <h3 class="detail-title">YAML changes</h3>
-      {p.yaml_changes.length
-        ? (
-          <table class="table">
-            <thead>
-              <tr>
-                <th>Path</th>
-                <th>Change</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.yaml_changes.map((c, i) => (
-                <tr key={i}>
-                  <td>
-                    <code>{c.path}</code>
-                  </td>
-                  <td>
-                    {c.op === "remove" ? <em>remove</em> : <code>{oneLine(c.value, 60)}</code>}
-                  </td>
-                  <td>
-                    <StatusBadge status={c.status} />
-                    {c.reason ? <span class="muted small">{c.reason}</span> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : <p class="muted">None.</p>}
-      {open && yamlPending
-        ? (
-          <label class="check">
-            <input
-              type="checkbox"
-              name="apply_yaml"
-              checked={applyYaml}
-              onChange={(e) => setApplyYaml((e.target as HTMLInputElement).checked)}
-            />
-            Apply the YAML changes ({p.yaml_changes.filter((c) => c.status === "pending").length})
-          </label>
-        )
-        : null}
-
-      <h3 class="detail-title">Code changes</h3>
-      {p.code_changes.length
-        ? p.code_changes.map((c) => (
-          <div key={c.id} class="code-change" data-change={c.id}>
-            <div class="code-change-head">
-              {open && c.status === "pending"
-                ? (
-                  <label class="check">
-                    <input
-                      type="checkbox"
-                      name={`approve-${c.id}`}
-                      checked={approved.has(c.id)}
-                      onChange={(e) => {
-                        const next = new Set(approved);
-                        if ((e.target as HTMLInputElement).checked) next.add(c.id);
-                        else next.delete(c.id);
-                        setApproved(next);
-                      }}
-                    />
-                    Approve <code>{c.path}</code>
-                  </label>
-                )
-                : <code>{c.path}</code>}
-              <StatusBadge status={c.status} />
-              {c.reason ? <span class="muted small">{c.reason}</span> : null}
-            </div>
-            <Diff text={c.diff} />
-          </div>
-        ))
-        : <p class="muted">None.</p>}
-
-      {open
-        ? (
-          <div class="decide">
-            <p class="muted small decide-summary">
-              {chosenCount === 0
-                ? "Tick the YAML changes or code changes to apply; unticked code changes stay unapproved."
-                : `Applies ${
-                  applyYaml ? "the YAML changes" : "no YAML changes"
-                } and ${approved.size} of ${
-                  p.code_changes.filter((c) => c.status === "pending").length
-                } code changes.`}
-            </p>
-            <div class="decide-row">
-              <button
-                type="button"
-                class="primary"
-                disabled={busy || chosenCount === 0}
-                onClick={() => decide("apply")}
-                data-testid="apply"
-              >
-                Apply selected
-              </button>
-              <input
-                name="reason"
-                class="decide-reason"
-                value={reason}
-                aria-label="Reason for rejecting"
-                placeholder="Reason for rejecting (required to reject)"
-                onInput={(e) => setReason((e.target as HTMLInputElement).value)}
-              />
-              <button
-                type="button"
-                class="danger"
-                disabled={busy || !reason.trim()}
-                onClick={() => decide("reject")}
-              >
-                Reject
-              </button>
-            </div>
-            {error ? <p class="field-error" role="alert">{error}</p> : null}
-          </div>
-        )
-        : p.decided_at
-        ? (
-          <p class="muted">
-            Decided <Time iso={p.decided_at} />
-            {p.reason ? <>— “{p.reason}”</> : null}
-          </p>
-        )
-        : null}
-    </article>
+      {error ? <p class="field-error" role="alert">{error}</p> : null}
+    </div>
   );
 }
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { badInput, FrameworkError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs/atomic_write.ts";
-import { workbenchDir } from "../../paths.ts";
+import { specPath, workbenchDir } from "../../paths.ts";
 import { type LoadedSpec, loadSpec } from "../../spec/load.ts";
 import { modelSchema, type ModelSpec } from "../../spec/schema.ts";
 import { type TrustedFolder, trustGate } from "../../trust/gate.ts";
@@ -37,7 +37,7 @@ export interface Copilot {
 export async function setupCopilot(): Promise<Copilot> {
   await Deno.mkdir(copilotDir(), { recursive: true });
   const dir = await Deno.realPath(copilotDir());
-  const path = join(dir, "harness.yaml");
+  const path = specPath(dir);
   const current = await Deno.readTextFile(path).catch(() => undefined);
   if (current !== bundled) await writeFileAtomic(path, bundled);
   const trusted = await trustGate(dir, { approve: true });

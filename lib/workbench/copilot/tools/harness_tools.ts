@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { specPath } from "../../../paths.ts";
 import { createHarness } from "../../../construct/create_harness.ts";
 import { setField } from "../../../construct/set_field.ts";
 import { harnessStats } from "../../../hive/stats.ts";
@@ -104,7 +104,7 @@ export function harnessTools(ctx: CopilotContext): Tool[] {
         await registerHarnessDir(ctx.hive, made.dir);
         ctx.selection.harness_id = id;
         ctx.selection.run_id = null;
-        const spec = await Deno.readTextFile(join(made.dir, "harness.yaml"));
+        const spec = await Deno.readTextFile(specPath(made.dir));
         artifact(ctx, "harness", `Created ${id}`, spec, id);
         return { created: id, dir: made.dir, selected: true, harness_yaml: spec };
       },
@@ -116,7 +116,7 @@ export function harnessTools(ctx: CopilotContext): Tool[] {
       [],
       async (args) => {
         const { id, dir } = target(ctx, args);
-        const text = await Deno.readTextFile(join(dir, "harness.yaml"));
+        const text = await Deno.readTextFile(specPath(dir));
         const validation = await validateHarness(dir, { code: false });
         return {
           id,
