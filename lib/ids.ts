@@ -72,3 +72,17 @@ export function ulid(): string {
 export function newRunId(): string {
   return `run_${ulid()}`;
 }
+
+/**
+ * A prefixed, time-sortable id (`msg_<ULID>`, `ctl_<ULID>`, …).
+ *
+ * @example
+ * ```ts
+ * newId("msg"); // "msg_01J…"
+ * ```
+ * @param prefix The kind of thing it names.
+ * @returns The id.
+ */
+export function newId(prefix: string): string {
+  return `${prefix}_${ulid()}`;
+}

@@ -219,3 +219,50 @@ export function lastEventId(header: string | undefined, query: string | undefine
   const raw = (header ?? query ?? "0").trim();
   return isWholeNumberText(raw) ? Number(raw) : 0;
 }
+
+const steerBody = z.strictObject({ text: z.string() });
+
+/** `POST /api/runs/{id}/messages`, `PATCH /api/runs/{id}/messages/{message_id}`. */
+export const STEER_REQUEST = {
+  schema: steerBody,
+  what: "steering message",
+  example: '{"text": "Answer in French from now on"}',
+};
+
+const steerEditBody = z.strictObject({ id: z.string(), text: z.string() });
+
+/** `PATCH /api/runs/{id}/messages`: the message named in the body. */
+export const STEER_EDIT_REQUEST = {
+  schema: steerEditBody,
+  what: "steering message edit",
+  example: '{"id": "msg_…", "text": "…"}',
+};
+
+const modelChangeBody = z.strictObject({
+  model: z.union([z.string(), z.record(z.string(), z.unknown())]),
+});
+
+/** `POST /api/runs/{id}/model`. */
+export const MODEL_CHANGE_REQUEST = {
+  schema: modelChangeBody,
+  what: "model change",
+  example: '{"model": "openai:gpt-4.1-mini"} or {"model": {"provider": "…", "name": "…"}}',
+};
+
+const playbookBody = z.strictObject({ name: z.string() });
+
+/** `POST /api/runs/{id}/playbook`. */
+export const PLAYBOOK_REQUEST = {
+  schema: playbookBody,
+  what: "playbook change",
+  example: '{"name": "research"}',
+};
+
+const stopBody = z.strictObject({ now: z.boolean().optional() });
+
+/** `POST /api/runs/{id}/stop`. */
+export const STOP_REQUEST = {
+  schema: stopBody,
+  what: "stop request",
+  example: '{} (at the next turn boundary) or {"now": true}',
+};

@@ -58,6 +58,35 @@ export async function callApi<T>(fetcher: Fetcher, path: string, init?: RequestI
   } catch (err) {
     throw new ApiError(0, "network", `The workbench did not answer: ${(err as Error).message}`);
   }
+  return await unwrap<T>(res);
+}
+
+/**
+ * Opens a streamed answer (server-sent events); an error answer throws like {@link callApi}.
+ *
+ * @param fetcher How to send.
+ * @param path The API path.
+ * @param init Method, body.
+ * @returns The open response, to read with {@link readSse}.
+ * @throws {ApiError} For an error answer or no answer.
+ */
+export async function openStream(
+  fetcher: Fetcher,
+  path: string,
+  init?: RequestInit,
+): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetcher(path, init);
+  } catch (err) {
+    throw new ApiError(0, "network", `The workbench did not answer: ${(err as Error).message}`);
+  }
+  if (!res.ok) await unwrap(res);
+  return res;
+}
+
+/** Reads `{ok, data}` from an answer, or throws its error. */
+async function unwrap<T>(res: Response): Promise<T> {
   const text = await res.text();
   let body: { ok?: boolean; data?: T; error?: { kind?: string; message?: string } } | undefined;
   try {

@@ -16,22 +16,27 @@ import type { JournalEvent } from "../lib/journal/event.ts";
 import type { FoldedContext } from "../lib/journal/fold.ts";
 import type { SpecIssue } from "../lib/spec/issues.ts";
 import type { RunResult } from "../lib/run_types.ts";
+import type { Control, SteeringMessage } from "../lib/runner/controls.ts";
+import type { LiveView } from "../lib/runs/controls.ts";
 
 export type {
   Artifact,
   CatalogNode,
   ChatMessage,
+  Control,
   Conversation,
   DuplicateFolder,
   FoldedContext,
   HarnessStats,
   Integrity,
   JournalEvent,
+  LiveView,
   Memory,
   Proposal,
   RunResult,
   RunRow,
   SpecIssue,
+  SteeringMessage,
 };
 
 /** `GET /api/health`. */
@@ -72,7 +77,12 @@ export interface TraceView {
   event_count: number;
   run: RunRow;
   live: boolean;
+  /** A live run's mode, model and the modes it may switch to. */
+  live_state: LiveView | null;
 }
+
+/** A row of the Runs list: a live run also says its mode and model. */
+export type RunListRow = RunRow & { live_state?: LiveView };
 
 /** `GET /api/conversations/{id}`. */
 export interface ConversationView {

@@ -26,6 +26,15 @@ import { buildHooks } from "./hooks.ts";
 import { composeSystemPrompt } from "./prompt.ts";
 import type { RunResult, RunStatus, TextDelta } from "../run_types.ts";
 import { buildValidators } from "./validators.ts";
+import { modelLabel, type RunControls } from "./controls.ts";
+import {
+  callGate,
+  defaultPlaybook,
+  modeNote,
+  modeSystem,
+  modeTools,
+  type Playbook,
+} from "./playbooks.ts";
 
 /** Limits applied when the spec sets none. */
 export const DEFAULT_LIMITS = { max_turns: 10, timeout_s: 600, tool_timeout_s: 60 } as const;
@@ -51,6 +60,8 @@ export interface LoopContext {
   extraTools: Tool[];
   /** Sees reply text as it is generated. */
   onText: ((delta: TextDelta) => void) | undefined;
+  /** The run's controls, taken at each turn boundary. */
+  controls: RunControls;
 }
 
 /** Why a run ended before a normal final answer. */
@@ -103,8 +114,14 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   const runSignal = linkSignals(ctx.signal, timeoutSignal);
   const signal = runSignal.signal;
   const sandboxes = createSandboxPool(loaded.dir, ctx.traceDir);
-  const system = composeSystemPrompt(spec);
-  const price = priceOf(spec.model);
+  const baseSystem = composeSystemPrompt(spec);
+  let mode: Playbook | undefined = defaultPlaybook(spec);
+  let system = modeSystem(baseSystem, mode);
+  let modelSpec: ModelSpec = mode?.model ?? spec.model;
+  let price = priceOf(modelSpec);
+  const { controls } = ctx;
+  controls.state.playbook = mode?.name ?? null;
+  controls.state.model = modelLabel(modelSpec);
   let turns = 0;
   let cost = 0;
   let toolCalls = 0;
@@ -118,6 +135,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     const toolset = await buildToolset(spec, sandboxes, limits.tool_timeout_s);
     for (const t of ctx.extraTools) toolset.tools.set(t.spec.name, t);
     const toolSpecs = [...toolset.tools.values()].map((t) => t.spec);
+    let offered = modeTools(toolset.tools, mode);
     const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s);
     const validators = buildValidators(spec, sandboxes, limits.tool_timeout_s);
     const started = emit("run_started", {
@@ -128,7 +146,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       ...(ctx.input_file ? { input_file: ctx.input_file } : {}),
       ...(ctx.inputNote ? { input_note: ctx.inputNote } : {}),
       parent_run_id: ctx.parentRunId,
-      model: { provider: spec.model.provider, name: spec.model.name ?? null },
+      model: { provider: modelSpec.provider, name: modelSpec.name ?? null },
+      ...(spec.playbooks?.length ? { playbook: mode?.name ?? null } : {}),
       limits,
       system,
       tools: toolSpecs,
@@ -164,19 +183,124 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     };
     await guard({ stage: "input" });
 
-    const provider = withRetries(
-      ctx.makeProvider(spec.model, { harnessDir: loaded.dir, input: ctx.inputText }),
-      { maxRetries: spec.model.max_retries ?? 3 },
-      (notice) => emit("model_retry", { turn: turns, ...notice }),
-    );
+    const retrying = (raw: ModelProvider, model: ModelSpec) =>
+      withRetries(
+        raw,
+        { maxRetries: model.max_retries ?? 3 },
+        (notice) => emit("model_retry", { turn: turns, ...notice }),
+      );
+    let rawProvider = ctx.makeProvider(modelSpec, { harnessDir: loaded.dir, input: ctx.inputText });
+    let provider = retrying(rawProvider, modelSpec);
     const messages: Message[] = [];
     let pending: Message[] = [...ctx.history, {
       role: "user",
       content: ctx.inputNote ? `${ctx.inputText}\n\n${ctx.inputNote}` : ctx.inputText,
     }];
     let warnedPrice = false;
+
+    /** Uses another model from the next call on; false (and a warning) when it cannot be made. */
+    const useModel = (next: ModelSpec, turn: number, by: string): boolean => {
+      const from = modelLabel(modelSpec);
+      // A scripted model named without replies of its own goes on with the current script.
+      const keepScript = next.provider === "scripted" && !next.replies && !next.scenarios &&
+        modelSpec.provider === "scripted";
+      const resolved: ModelSpec = keepScript ? { ...modelSpec, name: next.name } : next;
+      let raw: ModelProvider;
+      try {
+        raw = keepScript
+          ? { ...rawProvider, model: resolved.name ?? "scripted" }
+          : ctx.makeProvider(resolved, { harnessDir: loaded.dir, input: ctx.inputText });
+      } catch (err) {
+        emit("warning", {
+          code: "model_change_failed",
+          turn,
+          message: `The run keeps ${from}: ${modelLabel(next)} could not be used: ${
+            (err as Error).message
+          }`,
+        });
+        return false;
+      }
+      rawProvider = raw;
+      provider = retrying(raw, resolved);
+      modelSpec = resolved;
+      price = priceOf(resolved);
+      warnedPrice = false;
+      controls.state.model = modelLabel(resolved);
+      emit("model_changed", { from, to: modelLabel(resolved), turn, by });
+      return true;
+    };
+
+    /** Switches mode through both gates; whether the model was told something. */
+    const switchMode = async (name: string, turn: number, by: string): Promise<boolean> => {
+      const to = spec.playbooks!.find((p) => p.name === name)!;
+      const from = mode;
+      for (const [gate, ref] of [["on_exit", from?.on_exit], ["on_enter", to.on_enter]] as const) {
+        if (!ref) continue;
+        const verdict = await callGate(sandboxes, ref, {
+          run_id: ctx.run_id,
+          from: from?.name ?? null,
+          to: to.name,
+          turn,
+          gate,
+        }, limits.tool_timeout_s * 1000);
+        if (verdict.allow) continue;
+        const reason = verdict.reason ?? `The ${gate} gate refused`;
+        emit("playbook_refused", { from: from?.name ?? null, to: to.name, gate, reason, turn, by });
+        if (by !== "model") return false;
+        pending.push({
+          role: "user",
+          content: `Mode change from ${
+            from?.name ?? "none"
+          } to ${to.name} was refused (${gate}): ${reason}`,
+        });
+        return true;
+      }
+      mode = to;
+      offered = modeTools(toolset.tools, mode);
+      controls.state.playbook = to.name;
+      emit("playbook_changed", { from: from?.name ?? null, to: to.name, turn, by });
+      const nextSystem = modeSystem(baseSystem, mode);
+      if (nextSystem !== system) {
+        system = nextSystem;
+        emit("system_changed", { system, turn });
+      }
+      pending.push({ role: "user", content: modeNote(from, to) });
+      if (to.model) useModel(to.model, turn, `playbook:${to.name}`);
+      return true;
+    };
+
+    /**
+     * A turn boundary: applies the queued controls in order, each as one journal event. Returns
+     * whether the model has something new to read.
+     */
+    const boundary = async (): Promise<boolean> => {
+      let told = false;
+      for (const item of controls.take()) {
+        const turn = turns + 1;
+        if (item.kind === "message") {
+          pending.push({ role: "user", content: item.message.text });
+          controls.delivered(item.message, turn);
+          emit("steering_delivered", {
+            message_id: item.message.id,
+            text: item.message.text,
+            turn,
+          });
+          told = true;
+        } else if (item.kind === "model") {
+          useModel(item.model, turn, item.by);
+        } else if (item.kind === "playbook") {
+          told = (await switchMode(item.name, turn, item.by)) || told;
+        } else {
+          emit("run_stopped", { turn: turns, by: item.by });
+          throw new RunStop("error", ["stopped"], "The run was stopped");
+        }
+      }
+      return told;
+    };
+
     while (true) {
       if (signal.aborted) throw signal.reason;
+      await boundary();
       if (turns >= limits.max_turns) {
         throw new RunStop(
           "max_turns",
@@ -186,12 +310,14 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       }
       turns += 1;
       messages.push(...pending);
+      const offeredSpecs = [...offered.values()].map((t) => t.spec);
       const call = emit("model_call", {
         turn: turns,
         model: { provider: provider.provider, name: provider.model },
         append: pending,
         message_count: messages.length,
-        tools: toolSpecs.map((t) => t.name),
+        tools: offeredSpecs.map((t) => t.name),
+        ...(mode ? { playbook: mode.name } : {}),
       });
       pending = [];
       await hooks("before_model_call", call.payload);
@@ -199,7 +325,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       const response = await provider.generate({
         system,
         messages: [...messages],
-        tools: toolSpecs,
+        tools: offeredSpecs,
         signal,
         ...(ctx.onText ? { onText: (text: string) => ctx.onText!({ turn: turns, text }) } : {}),
       });
@@ -218,12 +344,13 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       for (const w of response.warnings ?? []) {
         emit("warning", { code: "provider_warning", message: w });
       }
-      if (!price && !warnedPrice && spec.model.provider !== "scripted") {
+      if (!price && !warnedPrice && modelSpec.provider !== "scripted") {
         warnedPrice = true;
         emit("warning", {
           code: "unknown_price",
-          message:
-            `No price is known for ${spec.model.provider}:${spec.model.name}; cost counts as 0. Set model.pricing.`,
+          message: `No price is known for ${
+            modelLabel(modelSpec)
+          }; cost counts as 0. Set model.pricing.`,
         });
       }
       await guard({ stage: "model_response", text: response.text });
@@ -233,7 +360,11 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
         ...(response.tool_calls.length ? { tool_calls: response.tool_calls } : {}),
       });
       output = response.text;
-      if (response.tool_calls.length === 0) break;
+      if (response.tool_calls.length === 0) {
+        // A final answer. Steering that arrived meanwhile is delivered, and the run goes on.
+        if (turns < limits.max_turns && controls.pending() && await boundary()) continue;
+        break;
+      }
       for (const toolCall of response.tool_calls) {
         toolCalls += 1;
         await guard({
@@ -244,7 +375,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
           ctx,
           toolCall,
           turns,
-          toolset.tools,
+          offered,
           limits.tool_timeout_s,
           signal,
           emit,
@@ -277,7 +408,12 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   } catch (err) {
     ({ status, reason, message } = classify(err, ctx.signal, timeoutSignal, limits.timeout_s));
     if (status === "guardrail_halt") output = "";
+    const by = controls.stoppedNow();
+    if (by !== undefined && reason[0] === "stopped" && !(err instanceof RunStop)) {
+      emit("run_stopped", { turn: turns, by, now: true });
+    }
   }
+  controls.close();
   const ended = new Date();
   const result: RunResult = {
     run_id: ctx.run_id,
@@ -346,6 +482,10 @@ async function runToolCall(
         spec: ctx.loaded.spec,
         runId: ctx.run_id,
         signal,
+        switchPlaybook: (name) => {
+          ctx.controls.switchPlaybook(name, "model");
+          return `Switching to the ${name} mode at the end of this turn, if its gates allow it.`;
+        },
       }),
       (tool.timeout_s ?? toolTimeoutS) * 1000 + (tool.source === "code" ? 5000 : 0),
       signal,

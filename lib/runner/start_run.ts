@@ -22,11 +22,12 @@ import type { Message, ModelProvider } from "../models/types.ts";
 import type { Tool } from "../tools/tool.ts";
 import { codeRefsOf } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
-import type { ModelSpec } from "../spec/schema.ts";
+import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
 import { type TrustedFolder, vouchesFor } from "../trust/gate.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
 import { registerActiveRun } from "./active_runs.ts";
+import { createRunControls, type RunControls } from "./controls.ts";
 import { runLoop } from "./run_loop.ts";
 import type { RunResult, TextDelta } from "../run_types.ts";
 
@@ -71,6 +72,8 @@ export interface RunHandle {
   run_id: string;
   harness_id: string;
   spec_version: string;
+  /** The spec snapshot it runs. */
+  spec: HarnessSpec;
   /** The journal file. */
   trace_path: string;
   /** Every journal event as it is written, replayable from the first. */
@@ -79,6 +82,8 @@ export interface RunHandle {
   result: Promise<RunResult>;
   /** Stops the run now (status `error`, reason `stopped`); a no-op once it has ended. */
   stop(): void;
+  /** Its live controls: steering messages, model and mode changes, stop at a turn boundary. */
+  controls: RunControls;
 }
 
 const MAX_INPUT_FILE_BYTES = 1024 * 1024;
@@ -205,6 +210,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
   const events = createEventStream<JournalEvent>();
   const stopper = new AbortController();
   const runSignal = linkSignals(options.signal, stopper.signal);
+  const controls = createRunControls({ run_id, spec, abort: (reason) => stopper.abort(reason) });
   const result = runLoop({
     run_id,
     loaded,
@@ -221,6 +227,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     inputNote: options.inputNote,
     extraTools: options.extraTools ?? [],
     onText: options.onText,
+    controls,
   }).then((r) => {
     runSignal.dispose();
     try {
@@ -237,10 +244,12 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     run_id,
     harness_id: spec.id,
     spec_version: loaded.version,
+    spec,
     trace_path,
     events,
     result,
     stop: () => stopper.abort(new Error("The run was stopped")),
+    controls,
   };
   registerActiveRun(handle);
   return handle;

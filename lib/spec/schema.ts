@@ -202,6 +202,7 @@ const playbookSchema = z.strictObject({
   description: z.string().optional(),
   instructions: z.string().optional(),
   tools: z.array(z.string()).optional().describe("Tools the model may use in this mode"),
+  model: modelSchema.optional().describe("The model used in this mode"),
   on_enter: codeRef.optional().describe("Gate called before the mode is entered"),
   on_exit: codeRef.optional().describe("Gate called before the mode is left"),
   default: z.boolean().optional(),

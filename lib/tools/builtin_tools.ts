@@ -179,6 +179,33 @@ function loadSkill(): BuiltinTool {
   };
 }
 
+function switchPlaybook(): BuiltinTool {
+  return {
+    source: "builtin",
+    spec: {
+      name: "switch_playbook",
+      description: BUILTINS.tool.switch_playbook!.description,
+      parameters: {
+        type: "object",
+        properties: { name: { type: "string", description: "The playbook to switch to" } },
+        required: ["name"],
+        additionalProperties: false,
+      },
+    },
+    run(args, ctx) {
+      const name = stringArg(args, "name");
+      if (!ctx.switchPlaybook) {
+        return Promise.reject(new ToolError("unavailable", "Modes can only change during a run"));
+      }
+      try {
+        return Promise.resolve(ctx.switchPlaybook(name));
+      } catch (err) {
+        return Promise.reject(new ToolError("invalid_arguments", (err as Error).message));
+      }
+    },
+  };
+}
+
 /** Factories of the builtin tools by name. */
 export const BUILTIN_TOOLS: Readonly<
   Record<string, (options: Record<string, unknown>) => BuiltinTool>
@@ -187,4 +214,5 @@ export const BUILTIN_TOOLS: Readonly<
   file_write: fileWrite,
   list_files: listFiles,
   load_skill: loadSkill,
+  switch_playbook: switchPlaybook,
 };

@@ -20,6 +20,11 @@ export interface ToolContext {
   runId: string;
   /** Aborted when the run stops or times out. */
   signal: AbortSignal;
+  /**
+   * Asks for a switch of playbook at the end of this turn (the `switch_playbook` tool); returns what
+   * the model is told. Absent outside a run's loop.
+   */
+  switchPlaybook?: (name: string) => string;
 }
 
 /** A runnable tool. */

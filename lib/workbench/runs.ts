@@ -7,10 +7,12 @@
 
 import { notFound } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
-import { harnessOfRun, type RunRow } from "../hive/runs.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
+import { harnessOfRun, listRuns, type RunRow } from "../hive/runs.ts";
 import { foldContext, type FoldedContext } from "../journal/fold.ts";
 import { findRun, getTrace, type Trace } from "../journal/trace.ts";
 import { activeRun } from "../runner/active_runs.ts";
+import { liveState, type LiveView } from "../runs/controls.ts";
 import { COPILOT_ID } from "./catalog.ts";
 
 /**
@@ -33,6 +35,8 @@ export type RunView = Omit<Trace, "events"> & {
   event_count: number;
   /** Whether the run is still going in this process. */
   live: boolean;
+  /** A live run's mode and model, and the modes it may switch to (null once it has ended). */
+  live_state: LiveView | null;
 };
 
 /**
@@ -51,6 +55,7 @@ export async function runView(db: Hive, runId: string, limit?: number): Promise<
     events: limit === undefined ? trace.events : trace.events.slice(0, limit),
     event_count: trace.events.length,
     live: !!activeRun(row.run_id),
+    live_state: liveState(row.run_id),
   };
 }
 
@@ -65,4 +70,23 @@ export async function runView(db: Hive, runId: string, limit?: number): Promise<
 export async function runContext(db: Hive, runId: string, seq: number): Promise<FoldedContext> {
   const row = targetRun(db, runId);
   return foldContext((await getTrace(db, harnessOfRun(row), row.run_id)).events, seq);
+}
+
+/**
+ * A harness's runs, newest first, each live one with its mode and model (the Runs list).
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param options Filter, page size and cursor.
+ * @returns The rows.
+ */
+export function harnessRuns(
+  db: Hive,
+  harness: HarnessRef,
+  options: Parameters<typeof listRuns>[2],
+): (ReturnType<typeof listRuns>[number] & { live_state?: LiveView })[] {
+  return listRuns(db, harness, options).map((r) => {
+    const state = r.status === "running" ? liveState(r.run_id) : null;
+    return state ? { ...r, live_state: state } : r;
+  });
 }

@@ -34,6 +34,7 @@ import {
   harnessRefOf,
   registerHarnessDir,
 } from "../../lib/workbench/catalog.ts";
+import { harnessFiles } from "../../lib/workbench/files.ts";
 import { PERSON, personPolicy, type WorkbenchApp, type WorkbenchContext } from "./context.ts";
 
 /**
@@ -72,6 +73,10 @@ export function harnessRoutes(ctx: WorkbenchContext): WorkbenchApp {
   app.get(
     "/api/harnesses/:id",
     async (c) => okResponse(await harnessDetail(hive, c.req.param("id"))),
+  );
+  app.get(
+    "/api/harnesses/:id/files",
+    async (c) => okResponse(await harnessFiles(harnessDirOf(hive, c.req.param("id")))),
   );
   app.get("/api/harnesses/:id/spec", async (c) => {
     const { parsed } = await checkHarnessCached(dirOf(c.req.param("id")));

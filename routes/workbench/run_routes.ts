@@ -8,18 +8,17 @@
 
 import { Hono } from "hono";
 import { FrameworkError } from "../../lib/errors.ts";
-import { harnessOfRun, listRuns } from "../../lib/hive/runs.ts";
+import { harnessOfRun } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
 import { readJournalBytes } from "../../lib/journal/trace.ts";
 import { lastEventId } from "../../lib/requests.ts";
-import { stopLiveRun } from "../../lib/runner/stop_run.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { harnessDirOf, harnessRefOf } from "../../lib/workbench/catalog.ts";
-import { runContext, runView, targetRun } from "../../lib/workbench/runs.ts";
+import { harnessRuns, runContext, runView, targetRun } from "../../lib/workbench/runs.ts";
 import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
 
 /**
@@ -35,7 +34,7 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
     const status = c.req.query("status");
     const before = c.req.query("before");
     return okResponse({
-      runs: listRuns(hive, harnessRefOf(hive, c.req.param("id")), {
+      runs: harnessRuns(hive, harnessRefOf(hive, c.req.param("id")), {
         ...(status ? { status } : {}),
         limit: wholeNumber(c.req.query("limit"), {
           name: "limit",
@@ -59,10 +58,6 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
   app.get("/api/runs/:id", async (c) => {
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
     return okResponse(await runView(hive, c.req.param("id"), limit));
-  });
-  app.post("/api/runs/:id/stop", async (c) => {
-    const result = await stopLiveRun(hive, null, c.req.param("id"));
-    return okResponse({ stopped: true, result });
   });
   app.get("/api/runs/:id/context", async (c) => {
     const seq = wholeNumber(c.req.query("seq"), {

@@ -11,80 +11,13 @@ import { join } from "node:path";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { type Frame, SseReader } from "../helpers/sse_reader.ts";
 import { startWorkbenchProcess, workbenchCall } from "../helpers/workbench.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-interface Frame {
-  event: string;
-  data: Json;
-  id?: string;
-}
-
 const call = workbenchCall;
-
-/** Reads server-sent events frame by frame, as they arrive. */
-class SseReader {
-  #reader: ReadableStreamDefaultReader<string>;
-  #buffer = "";
-  #done = false;
-
-  constructor(res: Response) {
-    assert.ok(res.body, "a streamed body");
-    this.#reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  }
-
-  /** The next frame, or null at the end of the stream (heartbeat comments are skipped). */
-  async next(): Promise<Frame | null> {
-    while (true) {
-      const end = this.#buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = this.#buffer.slice(0, end);
-        this.#buffer = this.#buffer.slice(end + 2);
-        if (!block.trim() || block.startsWith(":")) continue;
-        const frame: Frame = { event: "message", data: undefined };
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) frame.event = line.slice(7);
-          else if (line.startsWith("data: ")) frame.data = JSON.parse(line.slice(6));
-          else if (line.startsWith("id: ")) frame.id = line.slice(4);
-        }
-        return frame;
-      }
-      if (this.#done) {
-        assert.equal(this.#buffer.trim(), "", "the stream ends on a whole frame");
-        return null;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) this.#done = true;
-      else this.#buffer += value;
-    }
-  }
-
-  /** Frames until one of the given event (included); fails at the end of the stream. */
-  async until(predicate: (f: Frame) => boolean, what: string): Promise<Frame[]> {
-    const out: Frame[] = [];
-    while (true) {
-      const f = await this.next();
-      if (!f) assert.fail(`the stream ended before ${what}: ${out.map((x) => x.event)}`);
-      out.push(f);
-      if (predicate(f)) return out;
-    }
-  }
-
-  /** Every remaining frame. */
-  async rest(): Promise<Frame[]> {
-    const out: Frame[] = [];
-    for (let f = await this.next(); f; f = await this.next()) out.push(f);
-    return out;
-  }
-
-  /** Lets go of the stream (a no-op once it has ended). */
-  async close(): Promise<void> {
-    if (!this.#done) await this.#reader.cancel().catch(() => {});
-    this.#reader.releaseLock();
-  }
-}
 
 function assertError(res: { status: number; json: Json }, status: number, kind: string) {
   assert.equal(res.status, status, JSON.stringify(res.json));
@@ -156,36 +89,36 @@ Deno.test("workbench runs: a live run is stopped, streamed to its end, journalle
 
     let stopResult: Json;
     await t.step(
-      "POST /api/runs/{id}/stop ends it at once with status error, reason stopped",
+      "POST /api/runs/{id}/stop {now: true} answers the control and ends the run at once",
       async () => {
-        const stopped = await call(wb, "POST", `/api/runs/${runId}/stop`);
+        const stopped = await call(wb, "POST", `/api/runs/${runId}/stop`, { now: true });
         assert.equal(stopped.status, 200, JSON.stringify(stopped.json));
         assert.equal(stopped.json.ok, true);
-        assert.equal(stopped.json.data.stopped, true);
-        stopResult = stopped.json.data.result;
-        assert.equal(stopResult.run_id, runId);
-        assert.equal(stopResult.harness_id, "slow");
-        assert.equal(stopResult.status, "error");
-        assert.match(stopResult.failure_signature, /stopped/);
-        assert.equal(stopResult.failure_signature, "error:stopped");
-        assert.equal(stopResult.error.reason, "stopped");
-        assert.equal(stopResult.output, "");
-        assert.equal(stopResult.turns, 1);
-        assert.ok(
-          stopResult.duration_ms < 5000,
-          `stopped before the model answered: ${stopResult.duration_ms} ms`,
-        );
+        assert.match(stopped.json.data.control.id, /^ctl_[0-9A-Z]{26}$/);
+        assert.equal(stopped.json.data.control.kind, "stop");
+        assert.equal(stopped.json.data.control.status, "queued");
       },
     );
 
-    await t.step("the stream ends with run_result, the same result", async () => {
+    await t.step("the stream ends with run_result: error, reason stopped", async () => {
       const rest = await sse.rest();
       const events = rest.map((f) => f.event);
       assert.equal(events.at(-1), "run_result", events.join(","));
       assert.ok(events.slice(0, -1).every((e) => e === "trace"), events.join(","));
       streamed.push(...rest.slice(0, -1));
-      assert.deepEqual(rest.at(-1)!.data, stopResult);
+      stopResult = rest.at(-1)!.data;
       assert.equal(streamed.at(-1)!.data.type, "run_finished");
+      assert.equal(stopResult.run_id, runId);
+      assert.equal(stopResult.harness_id, "slow");
+      assert.equal(stopResult.status, "error");
+      assert.equal(stopResult.failure_signature, "error:stopped");
+      assert.equal(stopResult.error.reason, "stopped");
+      assert.equal(stopResult.output, "");
+      assert.equal(stopResult.turns, 1);
+      assert.ok(
+        stopResult.duration_ms < 5000,
+        `stopped before the model answered: ${stopResult.duration_ms} ms`,
+      );
     });
 
     await t.step(
@@ -198,8 +131,10 @@ Deno.test("workbench runs: a live run is stopped, streamed to its end, journalle
         assert.deepEqual(events.map((e) => e.type), [
           "run_started",
           "model_call",
+          "run_stopped",
           "run_finished",
         ]);
+        assert.deepEqual(events[2]!.payload, { turn: 1, by: "workbench", now: true });
         const finished = events.at(-1)!;
         assert.equal(finished.payload.status, "error");
         assert.equal(finished.payload.failure_signature, "error:stopped");

@@ -36,6 +36,7 @@ Deno.test("frozenRootOf() lists the safety, remote and HTTP-only roots", () => {
     "evolution.auto_propose_after",
     "evolution.model",
     "logging.trace_dir",
+    "playbooks.*.model",
   ]);
   assert.deepEqual([...HTTP_ONLY_ROOTS].sort(), [
     "delegation",
@@ -122,9 +123,13 @@ Deno.test("frozenRootOf() freezes credential and trace roots for every remote po
 Deno.test("frozenRootOf() matches a * segment with any playbook", () => {
   assert.equal(frozenRootOf("playbooks.research.on_enter", "remote"), "playbooks.*.on_enter");
   assert.equal(frozenRootOf(["playbooks", 2, "on_exit"], "remote"), "playbooks.*.on_exit");
-  assert.equal(frozenRootOf("playbooks", "remote"), "playbooks.*.on_enter");
-  assert.equal(frozenRootOf("playbooks.research", "remote"), "playbooks.*.on_enter");
+  assert.equal(frozenRootOf("playbooks", "remote"), "playbooks.*.model");
+  assert.equal(frozenRootOf("playbooks.research", "remote"), "playbooks.*.model");
   assert.equal(frozenRootOf("playbooks.research.instructions", "remote"), undefined);
+  // A playbook's model carries a base_url and a key name, like evolution.model.
+  assert.equal(frozenRootOf("playbooks.research.model.base_url", "proposal"), "playbooks.*.model");
+  assert.equal(frozenRootOf("playbooks.research.model", "workbench"), "playbooks.*.model");
+  assert.equal(frozenRootOf("playbooks.research.on_enter", "proposal"), undefined);
 });
 
 Deno.test("frozenRootOf() refuses parents over HTTP: logging, evolution, verify", () => {

@@ -109,7 +109,13 @@ Deno.test("parseSpecText() checks model rules per provider", async (t) => {
 
 Deno.test("parseSpecText() accepts every builtin with its options", () => {
   const samples: Record<EntryKind, Record<string, Record<string, unknown>>> = {
-    tool: { file_read: {}, file_write: { max_bytes: 10 }, list_files: {}, load_skill: {} },
+    tool: {
+      file_read: {},
+      file_write: { max_bytes: 10 },
+      list_files: {},
+      load_skill: {},
+      switch_playbook: {},
+    },
     guardrail: {
       max_cost: { usd: 1 },
       max_tool_calls: { max: 3 },

@@ -1,6 +1,6 @@
 /**
  * The Trace tab of a run that is still going, in Chromium: events arrive as they are written, and
- * "Stop run" ends it; the page then shows the finished, verified journal.
+ * "Stop now" ends it; the page then shows the finished, verified journal.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { startWorkbenchProcess } from "../helpers/workbench.ts";
 
-Deno.test("trace of a live run: events arrive as written and Stop run ends it", async () => {
+Deno.test("trace of a live run: events arrive as written and Stop now ends it", async () => {
   await using home = await tempDir("fw-ui-live-home-");
   await using cwd = await tempDir("fw-ui-live-cwd-");
   await writeHarness(join(cwd.path, "harnesses"), "slow", {
@@ -50,7 +50,8 @@ Deno.test("trace of a live run: events arrive as written and Stop run ends it", 
   await openPage(page, `${wb.url}/h/slow/trace?run=${runId}`);
   await page.locator('.trace-run [data-status="running"]').waitFor();
   assert.match(await page.locator('[data-integrity="live"]').innerText(), /Still being written/);
-  assert.equal(await page.getByRole("button", { name: "Stop run" }).count(), 1);
+  assert.equal(await page.getByRole("button", { name: "Stop", exact: true }).count(), 1);
+  assert.equal(await page.getByRole("button", { name: "Stop now" }).count(), 1);
   // Written after the page was served: the tool call and its result, then the second model call.
   await page.locator(".event-row .type-tool_result").waitFor();
   await page.waitForFunction(() =>
@@ -58,13 +59,14 @@ Deno.test("trace of a live run: events arrive as written and Stop run ends it", 
   );
   await tb.screenshot("ui", "trace-live");
 
-  await page.getByRole("button", { name: "Stop run" }).click();
+  // The second model call would answer in 30 s: Stop now aborts it rather than wait.
+  await page.getByRole("button", { name: "Stop now" }).click();
   await page.locator('.trace-run [data-status="error"]').waitFor();
   await page.locator('[data-integrity="ok"]').waitFor();
   await page.getByRole("link", { name: "Export journal" }).waitFor();
   assert.match(await page.locator(".failure").innerText(), /error:stopped/);
   const types = await page.locator(".event-list .ev-type").allInnerTexts();
-  assert.equal(types.at(-1), "run_finished");
+  assert.deepEqual(types.slice(-2), ["run_stopped", "run_finished"]);
   assert.deepEqual((await drained).slice(-1), ["run_result"]);
   assert.deepEqual(tb.errors, []);
   assert.deepEqual(tb.foreign, []);

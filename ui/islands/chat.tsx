@@ -11,6 +11,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody, readSse } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
+import { SteerBox } from "../components/live_controls.tsx";
 import { Link } from "../components/link.tsx";
 import { Markdown } from "../components/markdown.tsx";
 import { StatusBadge } from "../components/status.tsx";
@@ -138,7 +139,8 @@ export function Chat() {
 
   const [stop, stopping] = useAction(async () => {
     const runId = shownLive?.runId ?? pendingRun;
-    if (runId) await callApi(store.fetcher, paths.stopRun(runId), { method: "POST" });
+    // The person means "stop now": the copilot's call in flight is aborted.
+    if (runId) await callApi(store.fetcher, paths.stopRun(runId), jsonBody("POST", { now: true }));
   });
 
   const flat = flatten(catalog.data?.harnesses ?? []);
@@ -170,6 +172,7 @@ export function Chat() {
         stoppable={(!!shownLive && !shownLive.error) || !!pendingRun}
         stop={stop}
         stopping={stopping || !(shownLive?.runId ?? pendingRun)}
+        steerRunId={shownLive && !shownLive.error ? shownLive.runId : pendingRun}
       />
     </section>
   );
@@ -394,8 +397,33 @@ function Composer(props: {
   stoppable: boolean;
   stop: () => Promise<void>;
   stopping: boolean;
+  /** The copilot run in flight: the composer steers it. */
+  steerRunId: string | null;
 }) {
   const { draft, setDraft, send, inFlight } = props;
+  const stopButton = (
+    <button
+      type="button"
+      class="danger"
+      onClick={() => void props.stop()}
+      disabled={props.stopping}
+      title="Stop the copilot's run now"
+    >
+      <Icon name="stop" /> Stop
+    </button>
+  );
+  if (props.steerRunId) {
+    return (
+      <div class="composer composer-steer">
+        <SteerBox
+          runId={props.steerRunId}
+          live
+          label="Steer the copilot: it reads this at its next turn"
+        />
+        {stopButton}
+      </div>
+    );
+  }
   return (
     <form
       class="composer"
@@ -421,28 +449,16 @@ function Composer(props: {
           }
         }}
       />
-      {props.stoppable
-        ? (
-          <button
-            type="button"
-            class="danger"
-            onClick={() => void props.stop()}
-            disabled={props.stopping}
-            title="Stop the copilot's run"
-          >
-            <Icon name="stop" /> Stop
-          </button>
-        )
-        : (
-          <button
-            type="submit"
-            class="primary"
-            disabled={!draft.trim() || inFlight}
-            title={inFlight ? "The copilot is working in another conversation" : "Send (Enter)"}
-          >
-            <Icon name="send" /> Send
-          </button>
-        )}
+      {props.stoppable ? stopButton : (
+        <button
+          type="submit"
+          class="primary"
+          disabled={!draft.trim() || inFlight}
+          title={inFlight ? "The copilot is working in another conversation" : "Send (Enter)"}
+        >
+          <Icon name="send" /> Send
+        </button>
+      )}
     </form>
   );
 }

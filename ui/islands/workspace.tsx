@@ -17,6 +17,7 @@ import { Overview } from "../tabs/overview.tsx";
 import { Runs } from "../tabs/runs.tsx";
 import { SpecTab } from "../tabs/spec.tsx";
 import { Trace } from "../tabs/trace.tsx";
+import { RUN_INPUT_ID } from "../components/run_panel.tsx";
 import type { HarnessDetail } from "../types.ts";
 
 /**
@@ -29,14 +30,24 @@ export function Workspace() {
   const route = store.route.value;
   const harness = useApi<HarnessDetail>(route.harness ? paths.harness(route.harness) : null);
 
-  useShortcuts(Object.fromEntries(TABS.map((t, i) => [
-    String(i + 1),
-    () => {
-      const r = store.route.value;
-      if (!r.harness || r.page !== "workbench") return false;
-      store.navigate(withRoute(r, { tab: t.id }));
-    },
-  ])));
+  /** Opens the Run panel (Trace without a run) and puts the cursor in its input. */
+  const openRunPanel = () => {
+    const r = store.route.value;
+    if (!r.harness || r.page !== "workbench") return false;
+    store.navigate(withRoute(r, { tab: "trace", run: null }));
+    requestAnimationFrame(() => document.getElementById(RUN_INPUT_ID)?.focus());
+  };
+  useShortcuts({
+    ...Object.fromEntries(TABS.map((t, i) => [
+      String(i + 1),
+      () => {
+        const r = store.route.value;
+        if (!r.harness || r.page !== "workbench") return false;
+        store.navigate(withRoute(r, { tab: t.id }));
+      },
+    ])),
+    r: openRunPanel,
+  });
 
   if (!route.harness) {
     return (
@@ -77,6 +88,15 @@ export function Workspace() {
               </>
             )
             : null}
+          <button
+            type="button"
+            class="primary run-button"
+            title="Run this harness (r)"
+            data-testid="run-button"
+            onClick={openRunPanel}
+          >
+            <Icon name="send" /> Run
+          </button>
         </div>
         <nav class="tabs" aria-label="Harness tabs">
           {TABS.map((t, i) => (

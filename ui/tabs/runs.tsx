@@ -17,7 +17,7 @@ import { useShortcuts } from "../keys.ts";
 import { paths, RUNS_PAGE } from "../paths.ts";
 import { routeHref, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
-import type { HarnessDetail, RunRow } from "../types.ts";
+import type { HarnessDetail, RunListRow } from "../types.ts";
 
 const FILTERS = ["", ...RUN_STATUSES, "running"];
 
@@ -32,7 +32,7 @@ export function Runs(props: { harness: HarnessDetail }) {
   const route = store.route.value;
   const status = route.query.status ?? "";
   const before = route.query.before;
-  const runs = useApi<{ runs: RunRow[] }>(paths.runs(props.harness.id, status, before));
+  const runs = useApi<{ runs: RunListRow[] }>(paths.runs(props.harness.id, status, before));
   const rows = runs.data?.runs ?? [];
   const [cursor, setCursor] = useState(-1);
 
@@ -110,7 +110,21 @@ export function Runs(props: { harness: HarnessDetail }) {
                         </a>
                       </td>
                       <td>
-                        <StatusBadge status={r.status} />
+                        {r.live_state
+                          ? (
+                            <span class="live-run" data-testid="live-run">
+                              <span class="pulse" aria-hidden="true" />
+                              <StatusBadge status={r.status} />
+                              {r.live_state.playbook
+                                ? (
+                                  <span class="muted small" title="Mode">
+                                    {r.live_state.playbook}
+                                  </span>
+                                )
+                                : null}
+                            </span>
+                          )
+                          : <StatusBadge status={r.status} />}
                       </td>
                       <td class="num">{formatCost(r.cost_usd)}</td>
                       <td class="num">{r.turns}</td>

@@ -7,9 +7,8 @@
  * @module
  */
 
-import { useAction } from "../action.ts";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { callApi, readSse } from "../api.ts";
+import { readSse } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
@@ -21,7 +20,16 @@ import { useShortcuts } from "../keys.ts";
 import { paths, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
-import type { FoldedContext, HarnessDetail, JournalEvent, RunRow, TraceView } from "../types.ts";
+import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
+import { RunPanel } from "../components/run_panel.tsx";
+import type {
+  FoldedContext,
+  HarnessDetail,
+  JournalEvent,
+  LiveView,
+  RunRow,
+  TraceView,
+} from "../types.ts";
 
 /** Height of one row of the event list, in pixels (the CSS uses the same). */
 export const ROW_HEIGHT = 30;
@@ -37,8 +45,36 @@ const FIRST_ROWS = 40;
  */
 export function Trace(props: { harness: HarnessDetail }) {
   const route = useStore().route.value;
-  if (!route.run) return <RunPicker harness={props.harness} />;
+  if (!route.run) {
+    return (
+      <>
+        <RunPanel harness={props.harness} />
+        <RunPicker harness={props.harness} />
+      </>
+    );
+  }
   return <RunTrace key={route.run} runId={route.run} />;
+}
+
+/** The journal events of applied controls: the filters' "Controls" group. */
+export const CONTROL_TYPES = [
+  "steering_delivered",
+  "model_changed",
+  "playbook_changed",
+  "playbook_refused",
+  "system_changed",
+  "run_stopped",
+];
+
+/** A live run's mode and model: as loaded, then as its control events say. */
+function currentState(trace: TraceView, events: JournalEvent[]): LiveView | null {
+  if (!trace.live || !trace.live_state) return null;
+  const last = (type: string) => events.findLast((e) => e.type === type)?.payload.to;
+  return {
+    ...trace.live_state,
+    playbook: (last("playbook_changed") as string | undefined) ?? trace.live_state.playbook,
+    model: (last("model_changed") as string | undefined) ?? trace.live_state.model,
+  };
 }
 
 function RunPicker(props: { harness: HarnessDetail }) {
@@ -49,7 +85,8 @@ function RunPicker(props: { harness: HarnessDetail }) {
     return (
       <Empty title="No runs to trace yet">
         <p>
-          Run the harness (ask the copilot, or <code>framework run</code>) and its trace shows here.
+          Run the harness above (or ask the copilot, or{" "}
+          <code>framework run</code>) and its trace shows here.
         </p>
       </Empty>
     );
@@ -183,9 +220,14 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     );
   };
 
-  const [stop, stopping] = useAction(async () => {
-    await callApi(store.fetcher, paths.stopRun(run.run_id), { method: "POST" });
-  });
+  const live = currentState(trace, events);
+  const controlTypes = CONTROL_TYPES.filter((t) => counts.has(t));
+  const controlsOn = controlTypes.length > 0 && controlTypes.every((t) => types?.has(t));
+  const toggleControls = () => {
+    const next = new Set(types ?? []);
+    for (const t of controlTypes) controlsOn ? next.delete(t) : next.add(t);
+    store.navigate(withRoute(route, { query: { types: [...next].join(",") } }), { replace: true });
+  };
 
   return (
     <div class="trace" data-testid="trace">
@@ -195,26 +237,15 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           <StatusBadge status={trace.live ? "running" : run.status} />
         </div>
         <div class="trace-actions">
-          {trace.live
-            ? (
-              <button
-                type="button"
-                class="danger"
-                onClick={() => void stop()}
-                disabled={stopping}
-              >
-                <Icon name="stop" /> Stop run
-              </button>
-            )
-            : (
-              <a
-                class="button"
-                href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
-                download
-              >
-                <Icon name="download" /> Export journal
-              </a>
-            )}
+          {trace.live ? null : (
+            <a
+              class="button"
+              href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
+              download
+            >
+              <Icon name="download" /> Export journal
+            </a>
+          )}
         </div>
         <div class="trace-stats">
           <span class="kv">
@@ -238,6 +269,10 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         </div>
       </div>
 
+      {live ? <RunSwitches runId={run.run_id} state={live} /> : null}
+      {live || counts.has("steering_delivered")
+        ? <SteerBox runId={run.run_id} live={!!live} />
+        : null}
       <Integrity trace={trace} />
       {run.failure_signature
         ? (
@@ -258,6 +293,23 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         >
           all <span class="count">{events.length}</span>
         </button>
+        {controlTypes.length
+          ? (
+            <button
+              type="button"
+              class={controlsOn ? "filter active filter-group" : "filter filter-group"}
+              aria-pressed={controlsOn}
+              data-group="controls"
+              title={`Steering, model and mode changes, stops: ${controlTypes.join(", ")}`}
+              onClick={toggleControls}
+            >
+              Controls{" "}
+              <span class="count">
+                {controlTypes.reduce((n, t) => n + (counts.get(t) ?? 0), 0)}
+              </span>
+            </button>
+          )
+          : null}
         {[...counts].map(([type, n]) => (
           <button
             key={type}
@@ -471,6 +523,19 @@ export function summary(e: JournalEvent): string {
       return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
         formatDuration(p.duration_ms as number)
       }`;
+    case "steering_delivered":
+      return `turn ${p.turn} · ${oneLine(p.text, 90)}`;
+    case "model_changed":
+    case "playbook_changed":
+      return `turn ${p.turn} · ${p.from ?? "none"} → ${p.to} · by ${p.by ?? "?"}`;
+    case "playbook_refused":
+      return `turn ${p.turn} · ${p.from ?? "none"} → ${p.to} refused by ${p.gate}: ${
+        oneLine(p.reason, 60)
+      }`;
+    case "system_changed":
+      return `turn ${p.turn} · ${oneLine(p.system, 90)}`;
+    case "run_stopped":
+      return `after turn ${p.turn} · by ${p.by ?? "?"}${p.now ? " · now" : " · at the boundary"}`;
     default:
       return oneLine(p, 100);
   }

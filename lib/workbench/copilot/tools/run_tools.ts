@@ -10,8 +10,19 @@ import { foldContext } from "../../../journal/fold.ts";
 import { getTrace } from "../../../journal/trace.ts";
 import { badInput } from "../../../errors.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
+import { runControls } from "../../../runs/controls.ts";
 import { harnessRefOf } from "../../catalog.ts";
+import { listArtifacts } from "../../conversations.ts";
 import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
+
+/** The run id a run artifact holds. */
+function runIdOf(content: string): unknown {
+  try {
+    return (JSON.parse(content) as { run_id?: unknown } | null)?.run_id;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The run tools of one chat request.
@@ -23,11 +34,12 @@ export function runTools(ctx: CopilotContext): Tool[] {
   return [
     tool(
       "execute_run",
-      "Run a harness once with an input (a separate journalled run owned by that harness) and select the run.",
+      "Run a harness once with an input (a separate journalled run owned by that harness) and select the run. With wait: false it answers at once with the run id, so the run can be steered (steer_run) while it goes.",
       {
         ...HARNESS,
         input: { type: "string" },
         input_file: { type: "string", description: "A file inside the harness folder" },
+        wait: { type: "boolean", description: "Wait for the result (default true)" },
       },
       [],
       async (args) => {
@@ -41,6 +53,14 @@ export function runTools(ctx: CopilotContext): Tool[] {
           ...(input !== undefined ? { input } : {}),
           ...(input_file ? { input_file } : {}),
         });
+        if (args.wait === false) {
+          await run.started;
+          ctx.selection.harness_id = id;
+          ctx.selection.run_id = run.run_id;
+          const started = { run_id: run.run_id, harness_id: id, status: "running" };
+          artifact(ctx, "run", `Run of ${id}: running`, started, id);
+          return { ...started, note: "Steer it with steer_run; its trace follows it live." };
+        }
         const r = await run.result;
         ctx.selection.harness_id = id;
         ctx.selection.run_id = r.run_id;
@@ -55,6 +75,30 @@ export function runTools(ctx: CopilotContext): Tool[] {
           failure_signature: r.failure_signature,
           ...(r.error ? { error: r.error } : {}),
         };
+      },
+    ),
+    tool(
+      "steer_run",
+      "Send a steering message to a live run this conversation started: the run's model reads it as a user message at its next turn boundary.",
+      {
+        run_id: { type: "string", description: "Default: the selected run" },
+        text: { type: "string", description: "What to tell the running agent" },
+      },
+      ["text"],
+      (args) => {
+        const runId = str(args, "run_id") ?? ctx.selection.run_id;
+        if (!runId) throw new ToolError("no_run", "No run is selected; name one");
+        const started = listArtifacts(ctx.db, ctx.conversationId).some((a) =>
+          a.kind === "run" && runIdOf(a.content) === runId
+        );
+        if (!started) {
+          throw new ToolError(
+            "refused",
+            `Run ${runId} was not started in this conversation; steer only runs you started with execute_run`,
+          );
+        }
+        const message = runControls(ctx.hive, runId).steer(str(args, "text", true)!);
+        return Promise.resolve({ message, note: "Delivered at the run's next turn boundary." });
       },
     ),
     tool(

@@ -1,0 +1,248 @@
+/**
+ * The controls of one live run: steering messages, model and playbook changes, and stop. They are
+ * queued in one list, in the order they arrive, and the loop takes them only at a turn boundary (no
+ * model call or tool in flight); each one it applies becomes one journal event (CONTRACT.md "Live
+ * runs"). A queued steering message stays readable, editable and deletable until it is taken; a
+ * delivered one is read-only and carries the turn it entered. `stop({now: true})` does not wait: it
+ * aborts what is in flight at once.
+ *
+ * @module
+ */
+
+import { badInput, FrameworkError, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
+
+/** A steering message (CONTRACT.md). */
+export interface SteeringMessage {
+  id: string;
+  run_id: string;
+  text: string;
+  status: "queued" | "delivered" | "deleted";
+  created_at: string;
+  updated_at: string;
+  /** The turn whose model call first held it. */
+  delivered_turn: number | null;
+}
+
+/** A queued control (CONTRACT.md). */
+export interface Control {
+  id: string;
+  kind: "stop" | "model" | "playbook";
+  status: "queued";
+  created_at: string;
+}
+
+/** Who asked for a control: a person, the copilot, the model itself, or the server shutting down. */
+export type ControlActor = string;
+
+/** A live run's current mode and model, as `provider:name`. */
+export interface LiveState {
+  playbook: string | null;
+  model: string;
+}
+
+/** One item of the queue, as the loop takes it. */
+export type ControlItem =
+  | { kind: "message"; message: SteeringMessage }
+  | { kind: "model"; control: Control; model: ModelSpec; by: ControlActor }
+  | { kind: "playbook"; control: Control; name: string; by: ControlActor }
+  | { kind: "stop"; control: Control; by: ControlActor };
+
+/** The controls of a live run. */
+export interface RunControls {
+  readonly run_id: string;
+  /** What the run uses now (kept current by the loop): its mode and its model. */
+  readonly state: LiveState;
+  /** Queues a steering message. */
+  steer(text: string): SteeringMessage;
+  /** Queued and delivered messages, oldest first. */
+  messages(): SteeringMessage[];
+  /** Edits a queued message in place (keeps its place in the queue). */
+  edit(messageId: string, text: string): SteeringMessage;
+  /** Deletes a queued message. */
+  remove(messageId: string): void;
+  /** Queues a model change: the next model call uses it. */
+  changeModel(model: ModelSpec, by: ControlActor): Control;
+  /** Queues a switch of playbook (mode). */
+  switchPlaybook(name: string, by: ControlActor): Control;
+  /** Queues a stop at the next boundary, or (`now`) aborts what is in flight at once. */
+  stop(by: ControlActor, now?: boolean): Control;
+  /** Whether anything is queued. */
+  pending(): boolean;
+  /** Takes everything queued, in order (the loop, at a turn boundary). */
+  take(): ControlItem[];
+  /** Marks a taken message delivered at a turn. */
+  delivered(message: SteeringMessage, turn: number): void;
+  /** Who stopped the run at once, if someone did. */
+  stoppedNow(): ControlActor | undefined;
+  /** Ends the controls: the run has finished, and every later control is a conflict. */
+  close(): void;
+}
+
+/** What the controls need from the run. */
+export interface ControlsOptions {
+  run_id: string;
+  /** The spec snapshot (playbook names are checked against it). */
+  spec: HarnessSpec;
+  /** Aborts the run at once (`stop` with `now`). */
+  abort(reason: Error): void;
+}
+
+/** The longest steering message, in characters. */
+export const MAX_STEERING_CHARS = 20_000;
+
+function checkText(text: string): string {
+  if (!text.trim()) throw badInput("A steering message needs some text", { field: "text" });
+  if (text.length > MAX_STEERING_CHARS) {
+    throw badInput(
+      `A steering message is at most ${MAX_STEERING_CHARS} characters; this one has ${text.length}`,
+      { field: "text" },
+    );
+  }
+  return text;
+}
+
+/**
+ * Creates the controls of a run.
+ *
+ * @example
+ * ```ts
+ * const controls = createRunControls({ run_id, spec, abort: (e) => stopper.abort(e) });
+ * controls.steer("Answer in French");
+ * controls.take(); // [{ kind: "message", message: {…} }]
+ * ```
+ * @param options The run's id and spec, and how to abort it.
+ * @returns The controls.
+ */
+export function createRunControls(options: ControlsOptions): RunControls {
+  const { run_id, spec } = options;
+  let queue: ControlItem[] = [];
+  const delivered: SteeringMessage[] = [];
+  let closed = false;
+  let nowBy: ControlActor | undefined;
+
+  const open = () => {
+    if (closed) {
+      throw new FrameworkError("conflict", `Run ${JSON.stringify(run_id)} has already ended`, {
+        run_id,
+      });
+    }
+  };
+  const queued = (messageId: string): SteeringMessage => {
+    const item = queue.find((i) => i.kind === "message" && i.message.id === messageId);
+    if (item?.kind === "message") return item.message;
+    if (delivered.some((m) => m.id === messageId)) {
+      throw new FrameworkError(
+        "conflict",
+        `Message ${JSON.stringify(messageId)} was delivered to the model; it can no longer change`,
+        { id: messageId },
+      );
+    }
+    throw notFound(`No queued message ${JSON.stringify(messageId)} in run ${run_id}`, {
+      id: messageId,
+    });
+  };
+  const control = (kind: Control["kind"]): Control => ({
+    id: newId("ctl"),
+    kind,
+    status: "queued",
+    created_at: new Date().toISOString(),
+  });
+
+  return {
+    run_id,
+    state: { playbook: null, model: modelLabel(spec.model) },
+    steer(text) {
+      open();
+      const now = new Date().toISOString();
+      const message: SteeringMessage = {
+        id: newId("msg"),
+        run_id,
+        text: checkText(text),
+        status: "queued",
+        created_at: now,
+        updated_at: now,
+        delivered_turn: null,
+      };
+      queue.push({ kind: "message", message });
+      return { ...message };
+    },
+    messages() {
+      const waiting = queue.flatMap((i) => i.kind === "message" ? [i.message] : []);
+      // The queue is drained whole at each boundary, so every delivered message is older than
+      // every queued one: this is oldest first.
+      return [...delivered, ...waiting].map((m) => ({ ...m }));
+    },
+    edit(messageId, text) {
+      open();
+      const message = queued(messageId);
+      message.text = checkText(text);
+      message.updated_at = new Date().toISOString();
+      return { ...message };
+    },
+    remove(messageId) {
+      open();
+      const message = queued(messageId);
+      queue = queue.filter((i) => !(i.kind === "message" && i.message === message));
+    },
+    changeModel(model, by) {
+      open();
+      const c = control("model");
+      queue.push({ kind: "model", control: c, model, by });
+      return c;
+    },
+    switchPlaybook(name, by) {
+      open();
+      const names = (spec.playbooks ?? []).map((p) => p.name);
+      if (!names.includes(name)) {
+        throw badInput(
+          names.length
+            ? `No playbook named ${JSON.stringify(name)}; playbooks: ${names.join(", ")}`
+            : `The harness ${JSON.stringify(spec.id)} has no playbooks; add one under playbooks:`,
+          { field: "name" },
+        );
+      }
+      const c = control("playbook");
+      queue.push({ kind: "playbook", control: c, name, by });
+      return c;
+    },
+    stop(by, now = false) {
+      open();
+      const c = control("stop");
+      if (now) {
+        nowBy ??= by;
+        options.abort(new Error("The run was stopped"));
+      } else {
+        queue.push({ kind: "stop", control: c, by });
+      }
+      return c;
+    },
+    pending: () => queue.length > 0,
+    take() {
+      const taken = queue;
+      queue = [];
+      return taken;
+    },
+    delivered(message, turn) {
+      message.status = "delivered";
+      message.delivered_turn = turn;
+      message.updated_at = new Date().toISOString();
+      delivered.push(message);
+    },
+    stoppedNow: () => nowBy,
+    close() {
+      closed = true;
+    },
+  };
+}
+
+/**
+ * A model as people write it: `provider:name` (or the provider alone).
+ *
+ * @param model The model block.
+ * @returns The label.
+ */
+export function modelLabel(model: ModelSpec): string {
+  return model.name ? `${model.provider}:${model.name}` : model.provider;
+}

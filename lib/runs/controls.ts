@@ -1,0 +1,202 @@
+/**
+ * Controlling a live run by its id, the one way every shell does it (the workbench API, the copilot's
+ * tools): steer it, change its model or its mode, stop it. An unknown run is `not_found` (404); a
+ * run that has finished, or that runs in another process, is a `conflict` (409). What a control does
+ * and when is decided by the run's loop (`lib/runner/controls.ts`): at the next turn boundary, in
+ * queue order, each one journalled.
+ *
+ * @module
+ */
+
+import { badInput, FrameworkError } from "../errors.ts";
+import type { Hive } from "../hive/open.ts";
+import { findRun, getTrace } from "../journal/trace.ts";
+import { activeRun } from "../runner/active_runs.ts";
+import type {
+  Control,
+  ControlActor,
+  LiveState,
+  RunControls,
+  SteeringMessage,
+} from "../runner/controls.ts";
+import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
+import type { RunHandle } from "../runner/start_run.ts";
+
+/** A live run of this process and its controls, or the reason it cannot be controlled. */
+function liveRun(db: Hive, runId: string): RunHandle {
+  const row = findRun(db, null, runId);
+  const handle = activeRun(row.run_id);
+  if (!handle) {
+    throw new FrameworkError(
+      "conflict",
+      row.status === "running"
+        ? `Run ${JSON.stringify(runId)} is going in another process; control it there`
+        : `Run ${JSON.stringify(runId)} has already ended (${row.status})`,
+      { run_id: row.run_id, status: row.status },
+    );
+  }
+  return handle;
+}
+
+/**
+ * The controls of a live run.
+ *
+ * @example
+ * ```ts
+ * runControls(openHive(), "run_01…").steer("Answer in French");
+ * ```
+ * @param db The hive.
+ * @param runId The run.
+ * @returns Its controls.
+ * @throws `not_found` for an unknown run; `conflict` for one that has ended.
+ */
+export function runControls(db: Hive, runId: string): RunControls {
+  return liveRun(db, runId).controls;
+}
+
+/** A live run's mode and model, and the modes it may switch to. */
+export type LiveView = LiveState & { playbooks: string[] };
+
+/**
+ * A run's mode and model now, when it is live here.
+ *
+ * @param runId The run.
+ * @returns Its live state, or null.
+ */
+export function liveState(runId: string): LiveView | null {
+  const handle = activeRun(runId);
+  if (!handle) return null;
+  return {
+    ...handle.controls.state,
+    playbooks: (handle.spec.playbooks ?? []).map((p) => p.name),
+  };
+}
+
+/**
+ * The steering messages of a run, oldest first: of a live run, queued and delivered; of a finished
+ * one, those its journal shows delivered.
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @returns The messages.
+ */
+export async function steeringMessages(db: Hive, runId: string): Promise<SteeringMessage[]> {
+  const row = findRun(db, null, runId);
+  const handle = activeRun(row.run_id);
+  if (handle) return handle.controls.messages();
+  const trace = await getTrace(db, null, row.run_id);
+  return trace.events.filter((e) => e.type === "steering_delivered").map((e) => ({
+    id: String(e.payload.message_id),
+    run_id: row.run_id,
+    text: String(e.payload.text),
+    status: "delivered" as const,
+    created_at: e.ts,
+    updated_at: e.ts,
+    delivered_turn: Number(e.payload.turn),
+  }));
+}
+
+/**
+ * Stops a live run: at the next turn boundary (the call in flight finishes and is journalled with
+ * its cost), or `now`, aborting what is in flight.
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @param how `now`, and who asks.
+ * @returns The control.
+ */
+export function stopRun(
+  db: Hive,
+  runId: string,
+  how: { now?: boolean; by: ControlActor },
+): Control {
+  return runControls(db, runId).stop(how.by, how.now ?? false);
+}
+
+/**
+ * Reads a model change as it arrives over HTTP or from a model: `"provider:name"` or a model block.
+ * Credentials go only where the harness already sends them: a `base_url` or `api_key_env` that the
+ * harness's own `harness.yaml` does not name is refused, so no request chooses where a key is sent.
+ *
+ * @example
+ * ```ts
+ * parseModelChange("openai:gpt-4.1-mini", spec); // { provider: "openai", name: "gpt-4.1-mini" }
+ * ```
+ * @param value The `model` field of the request.
+ * @param spec The run's spec snapshot.
+ * @returns The model block.
+ * @throws `bad_input` saying what to send.
+ */
+export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
+  let raw: unknown = value;
+  if (typeof value === "string") {
+    const at = value.indexOf(":");
+    const provider = at < 0 ? value : value.slice(0, at);
+    const name = at < 0 ? "" : value.slice(at + 1);
+    raw = { provider, ...(name ? { name } : {}) };
+  }
+  const scriptedWithoutScript = (raw as { provider?: unknown } | null)?.provider === "scripted" &&
+    !(raw as { replies?: unknown }).replies && !(raw as { scenarios?: unknown }).scenarios;
+  // A scripted model named without a script goes on with the run's (the loop decides), so the
+  // schema's "needs replies" rule does not apply to it here.
+  const parsed = modelSchema.safeParse(
+    scriptedWithoutScript ? { ...(raw as object), replies: [] } : raw,
+  );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `model.${issue.path.join(".")}: ` : "";
+    throw badInput(
+      `Invalid model: ${where}${issue.message}; send "provider:name" (e.g. "openai:gpt-4.1-mini") or {"provider": …, "name": …}`,
+      { field: "model" },
+    );
+  }
+  const model = parsed.data;
+  if (scriptedWithoutScript) {
+    delete model.replies;
+    if (spec.model.provider !== "scripted" && !spec.playbooks?.some((p) => p.model)) {
+      throw badInput("A scripted model needs replies: send them in the model block", {
+        field: "model",
+      });
+    }
+  }
+  const named = [spec.model, spec.evolution?.model, ...(spec.playbooks ?? []).map((p) => p.model)]
+    .filter((m): m is ModelSpec => !!m);
+  if (model.base_url !== undefined && !named.some((m) => m.base_url === model.base_url)) {
+    throw badInput(
+      `The model's base_url ${
+        JSON.stringify(model.base_url)
+      } is not one this harness names; a live change may only use an endpoint harness.yaml already sends its key to (edit harness.yaml to add one)`,
+      { field: "model.base_url" },
+    );
+  }
+  if (
+    model.api_key_env !== undefined && !named.some((m) => m.api_key_env === model.api_key_env)
+  ) {
+    throw badInput(
+      `The model's api_key_env ${
+        JSON.stringify(model.api_key_env)
+      } is not one this harness names; a live change may only use a key harness.yaml already uses`,
+      { field: "model.api_key_env" },
+    );
+  }
+  // An openai-compatible endpoint comes with the key the harness pairs with it.
+  if (model.base_url !== undefined && model.api_key_env === undefined) {
+    const paired = named.find((m) => m.base_url === model.base_url)?.api_key_env;
+    if (paired) model.api_key_env = paired;
+  }
+  return model;
+}
+
+/**
+ * Queues a model change of a live run.
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @param model `"provider:name"` or a model block (see {@link parseModelChange}).
+ * @param by Who asks.
+ * @returns The control.
+ */
+export function changeRunModel(db: Hive, runId: string, model: unknown, by: ControlActor): Control {
+  const handle = liveRun(db, runId);
+  return handle.controls.changeModel(parseModelChange(model, handle.spec), by);
+}
