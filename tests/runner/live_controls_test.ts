@@ -100,7 +100,8 @@ Deno.test("live controls: steer, edit, delete, change model and mode while turn 
   const model = controls.changeModel({
     provider: "scripted",
     name: "second",
-    replies: [{ text: "Fini.", delay_ms: 400 }],
+    pricing: { input_per_mtok: 2, output_per_mtok: 20 },
+    replies: [{ text: "Fini.", delay_ms: 400, usage: { input_tokens: 1000, output_tokens: 100 } }],
   }, "test");
   assert.match(model.id, /^ctl_[0-9A-Z]{26}$/);
   assert.deepEqual([model.kind, model.status], ["model", "queued"]);
@@ -119,6 +120,8 @@ Deno.test("live controls: steer, edit, delete, change model and mode while turn 
   const result = await run.result;
   assert.equal(result.status, "success", JSON.stringify(result.error));
   assert.equal(result.output, "Fini.");
+  // From the change on, cost uses the new model's price.
+  assert.equal(result.cost_usd, 0.004);
   assert.throws(() => controls.steer("after the end"), (e) => conflict(e));
 
   const events = await journalOf(run);
