@@ -19,6 +19,7 @@ import { registerEvolveCommands } from "./cli/commands/evolve_commands.ts";
 import { registerWorkbenchCommand } from "./cli/commands/workbench_command.ts";
 import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
+import { registerForkCommands } from "./cli/commands/fork_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
 import { reportError, writeOut } from "./cli/output.ts";
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerSpecCommands(program);
   registerTrustCommand(program);
   registerRunCommands(program);
+  registerForkCommands(program);
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
   registerEvolveCommands(program);

@@ -15,6 +15,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   memory: () => import("./memory_bench.ts"),
   workbench_pages: () => import("./workbench_pages_bench.ts"),
   controls: () => import("./controls_bench.ts"),
+  forks: () => import("./forks_bench.ts"),
 };
 
 const wanted = Deno.args.length

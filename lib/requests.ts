@@ -266,3 +266,23 @@ export const STOP_REQUEST = {
   what: "stop request",
   example: '{} (at the next turn boundary) or {"now": true}',
 };
+
+const forkBody = z.strictObject({
+  at: z.number().int().positive(),
+  name: z.string(),
+  model: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+});
+
+/** `POST /api/runs/{id}/fork`. */
+export const FORK_REQUEST = {
+  schema: forkBody,
+  what: "fork request",
+  example: '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional)',
+};
+
+/** `POST /api/harnesses/{id}/resume`: nothing to send. */
+export const RESUME_REQUEST = {
+  schema: z.strictObject({}),
+  what: "resume request",
+  example: "{}",
+};

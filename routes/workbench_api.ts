@@ -28,6 +28,7 @@ import { harnessRoutes } from "./workbench/harness_routes.ts";
 import { memoryRoutes } from "./workbench/memory_routes.ts";
 import { metaRoutes } from "./workbench/meta_routes.ts";
 import { proposalRoutes } from "./workbench/proposal_routes.ts";
+import { forkRoutes } from "./workbench/fork_routes.ts";
 import { liveRoutes } from "./workbench/live_routes.ts";
 import { runRoutes } from "./workbench/run_routes.ts";
 
@@ -94,6 +95,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       harnessRoutes,
       runRoutes,
       liveRoutes,
+      forkRoutes,
       proposalRoutes,
       memoryRoutes,
     ]

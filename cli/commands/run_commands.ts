@@ -18,7 +18,7 @@ import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
-import { createRunService } from "../../lib/runs/service.ts";
+import { createRunService, type Submission } from "../../lib/runs/service.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { trustGate } from "../../lib/trust/gate.ts";
@@ -34,6 +34,49 @@ function summary(r: RunResult): string {
   ];
   const why = r.error ? `\n${r.error.reason}: ${r.error.message}` : "";
   return parts.join(" · ") + why;
+}
+
+/**
+ * Shows a submitted run the way `run` does: streamed (readable lines, or NDJSON frames with
+ * `--json`) or as its result, with exit code 0 for success and 3 for any other status.
+ *
+ * @param run The submitted run.
+ * @param o `--stream` and `--json`.
+ * @returns The verb's answer (a streamed run exits here).
+ */
+export async function reportRun(
+  run: Submission,
+  o: GlobalOptions & { stream?: boolean },
+): Promise<{ data: RunResult; text: string; exitCode: number }> {
+  if (o.stream) {
+    // For a program: NDJSON frames; for a person: one readable line per event as it happens.
+    const t0 = performance.now();
+    for await (const frame of run.frames()) {
+      if (o.json) writeOut(ndjsonLine(frame));
+      else if (frame.frame === "run_accepted") writeErr(`${frame.run_id} accepted`);
+      else if (frame.frame === "trace") {
+        writeErr(
+          `${String(frame.seq).padStart(4)} +${
+            String(Math.round(performance.now() - t0)).padStart(6)
+          } ms  ${describeEvent(frame)}`,
+        );
+      }
+    }
+    const result = await run.result;
+    if (!o.json) {
+      writeErr(summary(result));
+      writeOut(result.output);
+    }
+    await settleBackground();
+    Deno.exit(result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS);
+  }
+  const result = await run.result;
+  if (!o.json) writeErr(summary(result));
+  return {
+    data: result,
+    text: result.output,
+    exitCode: result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS,
+  };
 }
 
 /**
@@ -71,35 +114,7 @@ export function registerRunCommands(program: Command): void {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
-        if (o.stream) {
-          // For a program: NDJSON frames; for a person: one readable line per event as it happens.
-          const t0 = performance.now();
-          for await (const frame of run.frames()) {
-            if (o.json) writeOut(ndjsonLine(frame));
-            else if (frame.frame === "run_accepted") writeErr(`${frame.run_id} accepted`);
-            else if (frame.frame === "trace") {
-              writeErr(
-                `${String(frame.seq).padStart(4)} +${
-                  String(Math.round(performance.now() - t0)).padStart(6)
-                } ms  ${describeEvent(frame)}`,
-              );
-            }
-          }
-          const result = await run.result;
-          if (!o.json) {
-            writeErr(summary(result));
-            writeOut(result.output);
-          }
-          await settleBackground();
-          Deno.exit(result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS);
-        }
-        const result = await run.result;
-        if (!o.json) writeErr(summary(result));
-        return {
-          data: result,
-          text: result.output,
-          exitCode: result.status === "success" ? 0 : EXIT_RUN_NOT_SUCCESS,
-        };
+        return await reportRun(run, o);
       })
     );
 

@@ -12,7 +12,7 @@ export interface ConstructionEntry {
   ts: string;
   /** `cli`, `http:<key_id>`, `proposal:<id>`, `workbench`, ... */
   actor: string;
-  op: "set" | "add" | "remove" | "init" | "proposal" | "replace";
+  op: "set" | "add" | "remove" | "init" | "proposal" | "replace" | "fork";
   path: string;
   old: unknown;
   new: unknown;

@@ -122,4 +122,9 @@ export const MIGRATIONS: readonly string[] = [
     seen_at TEXT NOT NULL
   );
   `,
+  // 4: lineage. A resumed fork's run records the seq it re-entered its parent run at (delegated runs
+  // leave it null); children are found by their parent run (index runs_parent, since migration 1).
+  `
+  ALTER TABLE runs ADD COLUMN reentry_seq INTEGER;
+  `,
 ];

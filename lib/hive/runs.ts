@@ -31,6 +31,8 @@ export interface RunRow {
   head_hash: string | null;
   events: number;
   parent_run_id: string | null;
+  /** A resumed fork's run: the seq of its parent run it re-entered at (null otherwise). */
+  reentry_seq: number | null;
   failure_signature: string | null;
   error: string | null;
 }
@@ -65,14 +67,15 @@ export function insertRun(
     spec_version: string;
     trace_path: string;
     parent_run_id?: string | null;
+    reentry_seq?: number | null;
   },
 ): void {
   const owner = ownProcess();
   statement(
     db,
     `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
-       trace_path, parent_run_id, owner_pid, owner_start)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+       trace_path, parent_run_id, reentry_seq, owner_pid, owner_start)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.run_id,
     r.harness_id,
@@ -82,6 +85,7 @@ export function insertRun(
     r.spec_version,
     r.trace_path,
     r.parent_run_id ?? null,
+    r.reentry_seq ?? null,
     owner.pid,
     owner.start,
   );
@@ -261,4 +265,32 @@ export function failuresWithSignature(
   ).all(harness.id, harness.dir, signature, since, limit) as { run_id: string }[]).map((r) =>
     r.run_id
   );
+}
+
+/**
+ * The runs started from a run: resumed forks (with their re-entry seq) and delegated runs, oldest
+ * first.
+ *
+ * @param db The hive.
+ * @param runId The parent run.
+ * @returns The child runs.
+ */
+export function childRuns(db: Hive, runId: string): RunRow[] {
+  return (statement(db, "SELECT * FROM runs WHERE parent_run_id = ? ORDER BY run_id")
+    .all(runId) as Record<string, unknown>[]).map((r) => toRow(r)!);
+}
+
+/**
+ * When a harness folder's first run started: files its runs wrote are newer than this.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @returns The ISO time, or null when it never ran.
+ */
+export function firstRunStartedAt(db: Hive, harness: HarnessRef): string | null {
+  const row = statement(
+    db,
+    "SELECT MIN(started_at) AS at FROM runs WHERE harness_id = ? AND harness_dir = ?",
+  ).get(harness.id, harness.dir) as { at: string | null } | undefined;
+  return row?.at ?? null;
 }

@@ -26,6 +26,7 @@ import { buildHooks } from "./hooks.ts";
 import { composeSystemPrompt } from "./prompt.ts";
 import type { RunResult, RunStatus, TextDelta } from "../run_types.ts";
 import { buildValidators } from "./validators.ts";
+import type { Replay } from "./replay.ts";
 import { modelLabel, type RunControls } from "./controls.ts";
 import {
   callGate,
@@ -62,6 +63,8 @@ export interface LoopContext {
   onText: ((delta: TextDelta) => void) | undefined;
   /** The run's controls, taken at each turn boundary. */
   controls: RunControls;
+  /** A fork's resume: the parent's prefix, replayed before the run goes on live. */
+  replay?: Replay | undefined;
 }
 
 /** Why a run ended before a normal final answer. */
@@ -138,6 +141,19 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     let offered = modeTools(toolset.tools, mode);
     const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s);
     const validators = buildValidators(spec, sandboxes, limits.tool_timeout_s);
+    const { replay } = ctx;
+    if (replay) {
+      // The journal opens with where it re-enters, then the parent's prefix: nothing of it runs again.
+      emit("fork_resumed", {
+        parent_run_id: replay.parent_run_id,
+        at: replay.at,
+        parent_head: replay.parent_head,
+      });
+      for (const e of replay.events) {
+        emit("replayed", { original_seq: e.seq, original_type: e.type, payload: e.payload });
+      }
+      turns = replay.turn - 1;
+    }
     const started = emit("run_started", {
       run_id: ctx.run_id,
       harness_id: spec.id,
@@ -146,6 +162,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       ...(ctx.input_file ? { input_file: ctx.input_file } : {}),
       ...(ctx.inputNote ? { input_note: ctx.inputNote } : {}),
       parent_run_id: ctx.parentRunId,
+      ...(replay ? { reentry_seq: replay.at } : {}),
       model: { provider: modelSpec.provider, name: modelSpec.name ?? null },
       ...(spec.playbooks?.length ? { playbook: mode?.name ?? null } : {}),
       limits,
@@ -192,7 +209,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     let rawProvider = ctx.makeProvider(modelSpec, { harnessDir: loaded.dir, input: ctx.inputText });
     let provider = retrying(rawProvider, modelSpec);
     const messages: Message[] = [];
-    let pending: Message[] = [...ctx.history, {
+    // A resumed fork's first call is given the parent's context at the re-entry point.
+    let pending: Message[] = replay ? structuredClone(replay.messages) : [...ctx.history, {
       role: "user",
       content: ctx.inputNote ? `${ctx.inputText}\n\n${ctx.inputNote}` : ctx.inputText,
     }];

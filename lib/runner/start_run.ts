@@ -28,6 +28,7 @@ import { trustedEntryFor } from "../trust/store.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { createRunControls, type RunControls } from "./controls.ts";
+import type { Replay } from "./replay.ts";
 import { runLoop } from "./run_loop.ts";
 import type { RunResult, TextDelta } from "../run_types.ts";
 
@@ -65,6 +66,8 @@ export interface RunOptions {
   extraTools?: Tool[];
   /** Sees each model reply's text as it is generated (not journalled: `model_response` holds it). */
   onText?: (delta: TextDelta) => void;
+  /** A fork's resume: the parent's checked prefix, replayed before the run goes on live. */
+  replay?: Replay;
 }
 
 /** A started run. */
@@ -206,6 +209,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     spec_version: loaded.version,
     trace_path,
     parent_run_id: options.parentRunId ?? null,
+    reentry_seq: options.replay?.at ?? null,
   });
   const events = createEventStream<JournalEvent>();
   const stopper = new AbortController();
@@ -228,6 +232,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     extraTools: options.extraTools ?? [],
     onText: options.onText,
     controls,
+    replay: options.replay,
   }).then((r) => {
     runSignal.dispose();
     try {

@@ -272,6 +272,13 @@ export const harnessSchema = z.strictObject({
     model: modelSchema.optional(),
   }).optional(),
   playbooks: z.array(playbookSchema).optional(),
+  fork: z.strictObject({
+    parent: slug.describe("The id of the harness this one was forked from"),
+    run_id: z.string().regex(/^run_[0-9A-HJKMNP-TV-Z]{26}$/, "expected a run id (run_<ULID>)"),
+    at: z.number().int().positive().describe("The seq of the parent run's model call it re-enters"),
+    head: z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 hash (64 hex digits)")
+      .describe("The hash of the parent run's event before `at`"),
+  }).optional().describe("Where this harness was forked from (written by `framework fork`)"),
   delegation: z.strictObject({
     peers: z.array(peerSchema).optional(),
     max_depth: z.number().int().nonnegative().optional(),

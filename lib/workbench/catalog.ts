@@ -74,7 +74,12 @@ export async function registerHarnessDir(
   } catch {
     throw badInput(`No harness.yaml in ${JSON.stringify(dir)}`);
   }
-  const value = parseSpecText(text).value as { id?: unknown; name?: unknown } | undefined;
+  const value = parseSpecText(text).value as
+    | { id?: unknown; name?: unknown; fork?: { parent?: unknown } }
+    | undefined;
+  // A fork says so in its harness.yaml: found on any machine, it is nested under its parent.
+  const parentId = fork?.parent_id ??
+    (typeof value?.fork?.parent === "string" ? value.fork.parent : undefined);
   if (typeof value?.id !== "string") {
     throw badInput(`The harness.yaml in ${JSON.stringify(dir)} has no id`);
   }
@@ -82,7 +87,7 @@ export async function registerHarnessDir(
     id: value.id,
     root_path: real,
     name: typeof value.name === "string" ? value.name : value.id,
-    ...(fork ? { is_fork: true, parent_id: fork.parent_id } : {}),
+    ...(parentId ? { is_fork: true, parent_id: parentId } : {}),
   }).row;
 }
 

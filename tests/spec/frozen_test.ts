@@ -35,6 +35,7 @@ Deno.test("frozenRootOf() lists the safety, remote and HTTP-only roots", () => {
   assert.deepEqual([...REMOTE_ROOTS].sort(), [
     "evolution.auto_propose_after",
     "evolution.model",
+    "fork",
     "logging.trace_dir",
     "playbooks.*.model",
   ]);

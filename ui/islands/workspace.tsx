@@ -18,6 +18,7 @@ import { Runs } from "../tabs/runs.tsx";
 import { SpecTab } from "../tabs/spec.tsx";
 import { Trace } from "../tabs/trace.tsx";
 import { RUN_INPUT_ID } from "../components/run_panel.tsx";
+import { ForkBar } from "../components/forks.tsx";
 import type { HarnessDetail } from "../types.ts";
 
 /**
@@ -113,6 +114,7 @@ export function Workspace() {
           ))}
         </nav>
       </header>
+      {h ? <ForkBar harness={h} /> : null}
       <div class="ws-body">
         {harness.error
           ? (

@@ -22,6 +22,7 @@ import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
+import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
 import type {
   FoldedContext,
   HarnessDetail,
@@ -221,6 +222,11 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   };
 
   const live = currentState(trace, events);
+  // A resumed fork: its replayed prefix is dimmed and its first live event marked.
+  const lastReplayed = events.findLast((e) => e.type === "replayed")?.seq;
+  const reentrySeq = lastReplayed === undefined
+    ? null
+    : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
   const controlTypes = CONTROL_TYPES.filter((t) => counts.has(t));
   const controlsOn = controlTypes.length > 0 && controlTypes.every((t) => types?.has(t));
   const toggleControls = () => {
@@ -273,6 +279,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
       {live || counts.has("steering_delivered")
         ? <SteerBox runId={run.run_id} live={!!live} />
         : null}
+      <LineagePanel runId={run.run_id} live={trace.live} />
       <Integrity trace={trace} />
       {run.failure_signature
         ? (
@@ -333,6 +340,11 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           brokenAt={trace.integrity.broken_at}
           onSelect={select}
           onMove={move}
+          reentrySeq={reentrySeq}
+          onFork={(e) => {
+            select(e);
+            requestAnimationFrame(() => document.getElementById(FORK_NAME_ID)?.focus());
+          }}
         />
         <div class="event-detail" aria-live="polite">
           {selected
@@ -414,6 +426,10 @@ function EventList(
     onSelect: (e: JournalEvent) => void;
     /** Arrow keys while the list has the focus. */
     onMove: (step: number) => void;
+    /** A resumed fork's first live event, marked "re-entered here". */
+    reentrySeq: number | null;
+    /** Opens the fork form at a model call (absent where forking is not offered). */
+    onFork?: (e: JournalEvent) => void;
   },
 ) {
   const ref = useRef<HTMLDivElement>(null);
@@ -469,6 +485,8 @@ function EventList(
                 key={e.seq}
                 class={`event-row ${e.seq === props.selected ? "selected" : ""} ${
                   props.brokenAt !== null && e.seq >= props.brokenAt ? "unverified" : ""
+                } ${e.type === "replayed" ? "replayed" : ""} ${
+                  e.seq === props.reentrySeq ? "reentry" : ""
                 }`}
                 title={props.brokenAt !== null && e.seq >= props.brokenAt
                   ? "After the break in the hash chain: not verified"
@@ -483,6 +501,29 @@ function EventList(
                 <span class="ev-time">+{formatDuration(Date.parse(e.ts) - props.start)}</span>
                 <span class={`ev-type type-${e.type}`}>{e.type}</span>
                 <span class="ev-summary" title={summary(e)}>{summary(e)}</span>
+                {e.seq === props.reentrySeq
+                  ? (
+                    <span class="reentry-marker" data-testid="reentry-marker">
+                      re-entered here
+                    </span>
+                  )
+                  : null}
+                {e.type === "model_call" && props.onFork
+                  ? (
+                    <button
+                      type="button"
+                      class="row-action"
+                      title="Fork the run here"
+                      data-testid="fork-here"
+                      onClick={(ev) => {
+                        ev.stopPropagation();
+                        props.onFork!(e);
+                      }}
+                    >
+                      <Icon name="fork" size={12} label="Fork here" />
+                    </button>
+                  )
+                  : null}
               </div>
             ))}
           </div>
@@ -522,6 +563,16 @@ export function summary(e: JournalEvent): string {
     case "run_finished":
       return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
         formatDuration(p.duration_ms as number)
+      }`;
+    case "fork_resumed":
+      return `re-enters ${shortId(String(p.parent_run_id))} at seq ${p.at}`;
+    case "replayed":
+      return `${p.original_type} #${p.original_seq} · ${
+        summary({
+          ...e,
+          type: String(p.original_type),
+          payload: p.payload as JournalEvent["payload"],
+        })
       }`;
     case "steering_delivered":
       return `turn ${p.turn} · ${oneLine(p.text, 90)}`;
@@ -576,7 +627,14 @@ function EventDetail(
           </dd>
         </div>
       </dl>
-      {e.type === "model_call" ? <FoldedContextView runId={props.runId} seq={e.seq} /> : null}
+      {e.type === "model_call"
+        ? (
+          <>
+            <ForkForm runId={props.runId} seq={e.seq} />
+            <FoldedContextView runId={props.runId} seq={e.seq} />
+          </>
+        )
+        : null}
       <h3 class="detail-title">Payload</h3>
       <JsonView value={e.payload} open={2} />
     </div>

@@ -9,6 +9,7 @@
 
 import type { Tool } from "../../tools/tool.ts";
 import type { CopilotContext } from "./tools/base.ts";
+import { forkTools } from "./tools/fork_tools.ts";
 import { harnessTools } from "./tools/harness_tools.ts";
 import { improveTools } from "./tools/improve_tools.ts";
 import { memoryTools } from "./tools/memory_tools.ts";
@@ -23,7 +24,13 @@ export type { CopilotContext } from "./tools/base.ts";
  * @returns The tools.
  */
 export function copilotTools(ctx: CopilotContext): Tool[] {
-  return [...harnessTools(ctx), ...runTools(ctx), ...improveTools(ctx), ...memoryTools(ctx)];
+  return [
+    ...harnessTools(ctx),
+    ...runTools(ctx),
+    ...forkTools(ctx),
+    ...improveTools(ctx),
+    ...memoryTools(ctx),
+  ];
 }
 
 /**

@@ -1,0 +1,287 @@
+/**
+ * Forks (CONTRACT.md "Forks"): branch a run at one of its model calls into a new harness folder
+ * beside the parent, resume the branch from the parent's journal, and read a run's lineage. The
+ * journal is append-only and hash-chained, so a fork records the hash of the prefix it re-enters
+ * from, a resume proves the prefix is unchanged before it uses it, and the replayed prefix executes
+ * nothing: no model call, no tool.
+ *
+ * @module
+ */
+
+import { basename, dirname, join, sep } from "node:path";
+import { writeForkSpec } from "../construct/fork_spec.ts";
+import { badInput, FrameworkError } from "../errors.ts";
+import { copyTree } from "../fs/copy_tree.ts";
+import { getHarness, type HarnessRow } from "../hive/harnesses.ts";
+import type { Hive } from "../hive/open.ts";
+import { childRuns, firstRunStartedAt, getRunAnyHarness } from "../hive/runs.ts";
+import { findRun, readJournalBytes } from "../journal/trace.ts";
+import { sensitiveName, specPath, traceDir } from "../paths.ts";
+import { replayFrom } from "../runner/replay.ts";
+import { claimHarness } from "../spec/claim.ts";
+import { loadSpec } from "../spec/load.ts";
+import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../spec/schema.ts";
+import { trustedEntryFor, trustFolder } from "../trust/store.ts";
+import { parseModelChange } from "./controls.ts";
+import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
+
+/** What a fork is asked: the model call to re-enter at, the new harness's name, its model. */
+export interface ForkRequest {
+  at: number;
+  name: string;
+  /** `"provider:name"` or a model block; the parent's model when absent. */
+  model?: unknown;
+}
+
+/** A fork as the API answers it. */
+export interface ForkResult {
+  harness: { id: string; name: string; root_path: string; is_fork: true; parent_id: string };
+  fork: { parent_run_id: string; at: number; reentry_seq: number };
+}
+
+/** Folders never copied into a fork. */
+const NOT_COPIED = new Set([".git"]);
+
+function within(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent + sep);
+}
+
+/**
+ * Forks a run at one of its model calls: a new harness folder `<parent's folder>/../<name>` with a
+ * copy of the parent's files (never `.framework/`, `.env*`, the trace folder, `.git`, or what runs
+ * wrote in `workspace/`), whose `harness.yaml` has `id: <name>`, the model override and the `fork`
+ * block, registered as a fork of its parent. A folder of the parent that is trusted makes a trusted
+ * fork (its code is a byte copy). A failed fork leaves nothing behind.
+ *
+ * @example
+ * ```ts
+ * const { harness } = await forkRun(openHive(), "run_01…", { at: 6, name: "refunds-fr" }, "cli");
+ * ```
+ * @param db The hive.
+ * @param runId The run to fork.
+ * @param request `at`, `name`, `model`.
+ * @param actor Who forks (construction-log actor).
+ * @returns The fork.
+ * @throws `not_found` for an unknown run; `bad_input` for an `at` that is not one of its model calls
+ *   or a name that is not a slug; `conflict` when the name is taken or the prefix is broken.
+ */
+export async function forkRun(
+  db: Hive,
+  runId: string,
+  request: ForkRequest,
+  actor: string,
+): Promise<ForkResult> {
+  const row = findRun(db, null, runId);
+  if (!isSlug(request.name)) {
+    throw badInput(`The fork's name ${JSON.stringify(request.name)}: ${SLUG_RULE}`, {
+      field: "name",
+    });
+  }
+  if (!Number.isSafeInteger(request.at) || request.at < 1) {
+    throw badInput("`at` must be the seq of one of the run's model calls", { field: "at" });
+  }
+  const parent = await loadSpec(row.harness_dir);
+  const replay = replayFrom(await readJournalBytes(row), { run_id: row.run_id, at: request.at });
+  const target = join(dirname(parent.dir), request.name);
+  const taken = getHarness(db, request.name);
+  if (taken) {
+    throw new FrameworkError(
+      "conflict",
+      `The name ${
+        JSON.stringify(request.name)
+      } is already the id of a harness (${taken.root_path}); choose another`,
+      { field: "name" },
+    );
+  }
+  const model = request.model === undefined ? undefined : forkModel(request.model, parent.spec);
+  try {
+    await Deno.mkdir(target);
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) {
+      throw new FrameworkError(
+        "conflict",
+        `A folder named ${
+          JSON.stringify(request.name)
+        } already exists beside ${parent.dir}; choose another name`,
+        { field: "name" },
+      );
+    }
+    throw err;
+  }
+  try {
+    const traces = traceDir(parent.dir, parent.spec.logging?.trace_dir);
+    const ranSince = firstRunStartedAt(db, { id: parent.spec.id, dir: parent.dir });
+    const workspace = join(parent.dir, "workspace");
+    await copyTree(parent.dir, target, async (e) => {
+      const segments = e.relative.split(sep);
+      if (segments.some((s) => sensitiveName(s) || NOT_COPIED.has(s))) return false;
+      if (e.relative === basename(specPath(parent.dir))) return false; // written below
+      if (within(traces, e.absolute)) return false;
+      // What runs wrote in workspace/ is theirs, not the harness's.
+      if (!e.isDirectory && ranSince && within(workspace, e.absolute)) {
+        const info = await Deno.stat(e.absolute);
+        if ((info.mtime?.toISOString() ?? "") >= ranSince) return false;
+      }
+      return true;
+    });
+    const fork = {
+      parent: parent.spec.id,
+      run_id: row.run_id,
+      at: request.at,
+      head: replay.parent_head,
+    };
+    await writeForkSpec(target, parent.text, { id: request.name, model, fork }, actor);
+    const real = await Deno.realPath(target);
+    const registered: HarnessRow = claimHarness(db, {
+      id: request.name,
+      root_path: real,
+      name: parent.spec.name ?? request.name,
+      is_fork: true,
+      parent_id: parent.spec.id,
+    }).row;
+    if (await trustedEntryFor(parent.dir) && !(await trustedEntryFor(real))) {
+      await trustFolder(real);
+    }
+    return {
+      harness: {
+        id: registered.id,
+        name: registered.name,
+        root_path: registered.root_path,
+        is_fork: true,
+        parent_id: parent.spec.id,
+      },
+      fork: { parent_run_id: row.run_id, at: request.at, reentry_seq: request.at },
+    };
+  } catch (err) {
+    await Deno.remove(target, { recursive: true }).catch(() => {});
+    throw err;
+  }
+}
+
+/** A fork's model: a live-change model, where a scripted name alone keeps the parent's script. */
+function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["spec"]): ModelSpec {
+  const model = parseModelChange(value, spec);
+  if (model.provider === "scripted" && !model.replies && !model.scenarios) {
+    return { ...spec.model, name: model.name };
+  }
+  return model;
+}
+
+/**
+ * Resumes a fork: a new run of the fork whose journal opens with `fork_resumed`, then holds the
+ * parent's events before the re-entry point as `replayed` events (nothing of them runs again), and
+ * goes on live from there with the fork's spec and model. The parent's prefix is verified first: a
+ * changed parent journal refuses the resume with the broken seq. Each resume is a new run.
+ *
+ * @example
+ * ```ts
+ * const run = await resumeFork(openHive(), runs, "/h/refunds-fr");
+ * console.log((await run.result).status);
+ * ```
+ * @param db The hive.
+ * @param runs The shell's run service (trust, admission and after-run work as for any run).
+ * @param fork The fork's folder, or the trust gate's proof for it.
+ * @param options Run options (a pre-allocated id, a signal).
+ * @returns The submitted run.
+ * @throws `bad_input` for a folder that is not a fork; `not_found` when the parent run is unknown
+ *   here; `conflict` for a changed prefix.
+ */
+export async function resumeFork(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  options: SubmitOptions = {},
+): Promise<Submission> {
+  const loaded = await loadSpec(typeof target === "string" ? target : target.dir);
+  const fork = loaded.spec.fork;
+  if (!fork) {
+    throw badInput(
+      `${loaded.dir} is not a fork: its harness.yaml has no fork block; fork a run first (framework fork <run_id> --at SEQ --name NAME)`,
+    );
+  }
+  const parentRun = findRun(db, null, fork.run_id);
+  const replay = replayFrom(await readJournalBytes(parentRun), fork);
+  return await runs.submit(typeof target === "string" ? loaded.dir : target, {
+    input: replay.input,
+  }, {
+    ...options,
+    spec: loaded,
+    replay,
+    parentRunId: fork.run_id,
+  });
+}
+
+/** A run's lineage (CONTRACT.md). */
+export interface Lineage {
+  parent: { run_id: string; harness_id: string | null; kind: "fork" | "delegation" } | null;
+  children: (
+    | { kind: "fork"; harness_id: string; run_id: string; reentry_seq: number }
+    | { kind: "delegation"; harness_id: string; run_id: string; status: string; cost_usd: number }
+  )[];
+}
+
+/**
+ * The runs a run came from and led to: its parent (the run it re-entered, or delegated it), and its
+ * children, forks by re-entry seq, then delegated runs grouped by harness.
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @returns The lineage.
+ * @throws `not_found` for an unknown run.
+ */
+export function runLineage(db: Hive, runId: string): Lineage {
+  const row = findRun(db, null, runId);
+  const parentRow = row.parent_run_id ? getRunAnyHarness(db, row.parent_run_id) : undefined;
+  const children = childRuns(db, row.run_id);
+  const forks = children.filter((c) => c.reentry_seq !== null)
+    .sort((a, b) => a.reentry_seq! - b.reentry_seq! || a.run_id.localeCompare(b.run_id))
+    .map((c) => ({
+      kind: "fork" as const,
+      harness_id: c.harness_id,
+      run_id: c.run_id,
+      reentry_seq: c.reentry_seq!,
+    }));
+  const delegated = children.filter((c) => c.reentry_seq === null)
+    .sort((a, b) => a.harness_id.localeCompare(b.harness_id) || a.run_id.localeCompare(b.run_id))
+    .map((c) => ({
+      kind: "delegation" as const,
+      harness_id: c.harness_id,
+      run_id: c.run_id,
+      status: c.status,
+      cost_usd: c.cost_usd,
+    }));
+  return {
+    parent: row.parent_run_id
+      ? {
+        run_id: row.parent_run_id,
+        harness_id: parentRow?.harness_id ?? null,
+        kind: row.reentry_seq !== null ? "fork" : "delegation",
+      }
+      : null,
+    children: [...forks, ...delegated],
+  };
+}
+
+/**
+ * A free name for a fork of a harness: `<id>-fork`, then `<id>-fork-2`, … — free as a catalogued id
+ * and as a folder beside the parent.
+ *
+ * @param db The hive.
+ * @param harness The parent's id and folder.
+ * @returns The name.
+ */
+export async function suggestForkName(
+  db: Hive,
+  harness: { id: string; dir: string },
+): Promise<string> {
+  const base = `${harness.id.slice(0, MAX_SLUG_LENGTH - 9)}-fork`;
+  for (let n = 1;; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (getHarness(db, name)) continue;
+    try {
+      await Deno.lstat(join(dirname(harness.dir), name));
+    } catch {
+      return name;
+    }
+  }
+}

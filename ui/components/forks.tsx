@@ -1,0 +1,225 @@
+/**
+ * Forks in the workbench: the "Fork here" form of a model call (a name prefilled with a free slug,
+ * an optional model; the page never sends a path), the bar of a fork's page with Resume, and a run's
+ * Lineage (its parent, its forks by re-entry seq, its delegated runs by harness).
+ *
+ * @module
+ */
+
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, callApi, jsonBody, openStream, readSse } from "../api.ts";
+import { paths } from "../paths.ts";
+import { withRoute } from "../route.ts";
+import { useApi, useStore } from "../store.ts";
+import type { HarnessDetail } from "../types.ts";
+import { Icon } from "./icons.tsx";
+import { Link } from "./link.tsx";
+import { shortId } from "../format.ts";
+
+/** The id of the fork form's name field (the row's Fork button focuses it). */
+export const FORK_NAME_ID = "fork-name";
+
+/**
+ * The "Fork here" form of a model call.
+ *
+ * @param props The run and the model call's seq.
+ * @returns The form.
+ */
+export function ForkForm(props: { runId: string; seq: number }) {
+  const store = useStore();
+  const suggested = useApi<{ name: string }>(paths.forkName(props.runId));
+  const [name, setName] = useState<string | null>(null);
+  const [model, setModel] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const shown = name ?? suggested.data?.name ?? "";
+
+  const fork = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { at: props.seq, name: shown.trim(), ...(model.trim() ? { model } : {}) };
+      const made = await callApi<{ harness: { id: string } }>(
+        store.fetcher,
+        paths.fork(props.runId),
+        jsonBody("POST", body),
+      );
+      store.cache.refresh(paths.catalog());
+      store.notify(`Forked into ${made.harness.id}: resume it from its page.`);
+      store.navigate(withRoute(store.route.value, { harness: made.harness.id, tab: "overview" }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="fork-form"
+      data-testid="fork-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void fork();
+      }}
+    >
+      <h3 class="detail-title">
+        <Icon name="fork" /> Fork here
+      </h3>
+      <p class="muted small">
+        A new harness beside this one re-enters the run at this call: the events before it are
+        replayed from the journal, nothing of them runs again.
+      </p>
+      <div class="fork-row">
+        <label class="chip">
+          <span class="chip-label">Name</span>
+          <input
+            id={FORK_NAME_ID}
+            name="fork-name"
+            value={shown}
+            pattern="[a-z0-9]+(-[a-z0-9]+)*"
+            aria-label="The fork's name (a slug)"
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="chip">
+          <span class="chip-label">Model</span>
+          <input
+            name="fork-model"
+            value={model}
+            placeholder="the parent's"
+            aria-label="The fork's model (provider:name, optional)"
+            onInput={(e) => setModel((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit" class="primary" disabled={busy || !shown.trim()}>
+          <Icon name="fork" /> Fork
+        </button>
+      </div>
+      {error ? <p class="field-error" role="alert">{error}</p> : null}
+    </form>
+  );
+}
+
+/**
+ * A fork's bar on its harness page: where it came from, and Resume.
+ *
+ * @param props The harness.
+ * @returns The bar, or nothing when the harness is not a fork.
+ */
+export function ForkBar(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const fork = props.harness.spec?.fork as
+    | { parent: string; run_id: string; at: number }
+    | undefined;
+  const [busy, setBusy] = useState(false);
+  if (!fork) return null;
+  const resume = async () => {
+    setBusy(true);
+    try {
+      const res = await openStream(
+        store.fetcher,
+        paths.resume(props.harness.id),
+        jsonBody("POST", {}),
+      );
+      for await (const frame of readSse(res)) {
+        if (frame.event !== "run_accepted") continue;
+        const runId = (frame.data as { run_id: string }).run_id;
+        await res.body?.cancel().catch(() => {});
+        store.navigate(withRoute(store.route.value, { tab: "trace", run: runId }));
+        return;
+      }
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const parentRoute = withRoute(store.route.value, {
+    harness: fork.parent,
+    tab: "trace",
+    run: fork.run_id,
+  });
+  return (
+    <div class="fork-bar" data-testid="fork-bar">
+      <Icon name="fork" />
+      <span>
+        Fork of{" "}
+        <Link to={withRoute(store.route.value, { harness: fork.parent })}>{fork.parent}</Link>{" "}
+        at seq {fork.at} of <Link to={parentRoute} class="mono">{shortId(fork.run_id)}</Link>
+      </span>
+      <button
+        type="button"
+        class="primary"
+        disabled={busy}
+        onClick={() => void resume()}
+        data-testid="resume"
+      >
+        {busy ? <span class="spinner small" /> : <Icon name="send" />} Resume
+      </button>
+    </div>
+  );
+}
+
+interface LineageView {
+  parent: { run_id: string; harness_id: string | null; kind: string } | null;
+  children: {
+    kind: "fork" | "delegation";
+    harness_id: string;
+    run_id: string;
+    reentry_seq?: number;
+    status?: string;
+  }[];
+}
+
+/**
+ * A run's lineage: its parent and its children, each a link to its trace.
+ *
+ * @param props The run, and whether it is live (its children may still grow).
+ * @returns The panel, or nothing when the run has no lineage.
+ */
+export function LineagePanel(props: { runId: string; live: boolean }) {
+  const store = useStore();
+  const path = paths.lineage(props.runId);
+  const lineage = useApi<LineageView>(path);
+  useEffect(() => {
+    if (props.live) return;
+    void store.cache.load(path, true);
+  }, [props.live]);
+  const data = lineage.data;
+  if (!data || (!data.parent && !data.children.length)) return null;
+  const route = store.route.value;
+  const to = (harness: string | null, run: string) =>
+    withRoute(route, { ...(harness ? { harness } : {}), tab: "trace", run });
+  return (
+    <details class="lineage" open data-testid="lineage">
+      <summary class="detail-title">Lineage</summary>
+      {data.parent
+        ? (
+          <p class="small">
+            {data.parent.kind === "fork" ? "Forked from" : "Delegated by"}{" "}
+            <Link to={to(data.parent.harness_id, data.parent.run_id)} class="mono">
+              {data.parent.harness_id ?? "?"} · {shortId(data.parent.run_id)}
+            </Link>
+          </p>
+        )
+        : null}
+      {data.children.length
+        ? (
+          <ul class="lineage-list">
+            {data.children.map((c) => (
+              <li key={c.run_id}>
+                <span class="muted small">
+                  {c.kind === "fork" ? `fork at seq ${c.reentry_seq}` : `delegated · ${c.status}`}
+                </span>{" "}
+                <Link to={to(c.harness_id, c.run_id)} class="mono">
+                  {c.harness_id} · {shortId(c.run_id)}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
+    </details>
+  );
+}
