@@ -7,7 +7,8 @@
  */
 
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, callApi, jsonBody, openStream, readSse } from "../api.ts";
+import { ApiError, callApi, jsonBody } from "../api.ts";
+import { startAndFollow } from "../follow_run.ts";
 import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
@@ -117,18 +118,7 @@ export function ForkBar(props: { harness: HarnessDetail }) {
   const resume = async () => {
     setBusy(true);
     try {
-      const res = await openStream(
-        store.fetcher,
-        paths.resume(props.harness.id),
-        jsonBody("POST", {}),
-      );
-      for await (const frame of readSse(res)) {
-        if (frame.event !== "run_accepted") continue;
-        const runId = (frame.data as { run_id: string }).run_id;
-        await res.body?.cancel().catch(() => {});
-        store.navigate(withRoute(store.route.value, { tab: "trace", run: runId }));
-        return;
-      }
+      await startAndFollow(store, paths.resume(props.harness.id), {}, props.harness.id);
     } catch (err) {
       store.notify((err as Error).message, "error");
     } finally {

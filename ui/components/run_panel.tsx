@@ -6,9 +6,9 @@
  */
 
 import { useState } from "preact/hooks";
-import { ApiError, jsonBody, openStream, readSse } from "../api.ts";
+import { ApiError } from "../api.ts";
+import { startAndFollow } from "../follow_run.ts";
 import { paths } from "../paths.ts";
-import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import type { HarnessDetail } from "../types.ts";
 import { Icon } from "./icons.tsx";
@@ -36,20 +36,8 @@ export function RunPanel(props: { harness: HarnessDetail }) {
     setError(null);
     try {
       const body = { ...(input.trim() ? { input } : {}), ...(file ? { input_file: file } : {}) };
-      const res = await openStream(
-        store.fetcher,
-        paths.startRun(props.harness.id),
-        jsonBody("POST", body),
-      );
-      // The run goes on whatever this page does: only its id is needed here.
-      for await (const frame of readSse(res)) {
-        if (frame.event !== "run_accepted") continue;
-        const runId = (frame.data as { run_id: string }).run_id;
-        await res.body?.cancel().catch(() => {});
-        store.cache.refresh(paths.runs(props.harness.id));
-        store.navigate(withRoute(store.route.value, { tab: "trace", run: runId }));
+      if (await startAndFollow(store, paths.startRun(props.harness.id), body, props.harness.id)) {
         setInput("");
-        return;
       }
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
