@@ -20,6 +20,7 @@ import { registerWorkbenchCommand } from "./cli/commands/workbench_command.ts";
 import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerForkCommands } from "./cli/commands/fork_commands.ts";
+import { registerEvalCommands } from "./cli/commands/eval_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
 import { reportError, writeOut } from "./cli/output.ts";
@@ -35,13 +36,14 @@ import { FRAMEWORK_VERSION } from "./lib/version.ts";
 export function buildProgram(): Command {
   const program = new Command("framework")
     .description("Build, run, deploy and improve LLM agent harnesses")
-    .version(FRAMEWORK_VERSION, "-V, --version", "print the framework version")
+    .version(FRAMEWORK_VERSION, "--version", "print the framework version")
     .configureOutput({ outputError: () => {} })
     .exitOverride();
   registerSpecCommands(program);
   registerTrustCommand(program);
   registerRunCommands(program);
   registerForkCommands(program);
+  registerEvalCommands(program);
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
   registerEvolveCommands(program);

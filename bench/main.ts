@@ -16,6 +16,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   workbench_pages: () => import("./workbench_pages_bench.ts"),
   controls: () => import("./controls_bench.ts"),
   forks: () => import("./forks_bench.ts"),
+  evals: () => import("./evals_bench.ts"),
 };
 
 const wanted = Deno.args.length

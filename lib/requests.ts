@@ -286,3 +286,26 @@ export const RESUME_REQUEST = {
   what: "resume request",
   example: "{}",
 };
+
+/** `POST /api/harnesses/{id}/versions/{version}/restore`. */
+export const RESTORE_REQUEST = {
+  schema: z.strictObject(confirmable),
+  what: "restore request",
+  example: '{} or {"confirm_frozen": true} to restore a version whose frozen fields differ',
+};
+
+const evalBody = z.strictObject({ set: z.string().optional(), version: z.string().optional() });
+
+/** `POST /api/harnesses/{id}/evals`: a set, and a recorded version to measure (default: current). */
+export const EVAL_REQUEST = {
+  schema: evalBody,
+  what: "eval request",
+  example: '{"set": "smoke"} or {"set": "smoke", "version": "3f2a9c"}',
+};
+
+/** `POST /api/harnesses/{id}/proposals/{pid}/measure`. */
+export const MEASURE_REQUEST = {
+  schema: z.strictObject({ set: z.string().optional() }),
+  what: "measure request",
+  example: '{} or {"set": "smoke"}',
+};

@@ -29,6 +29,7 @@ import { memoryRoutes } from "./workbench/memory_routes.ts";
 import { metaRoutes } from "./workbench/meta_routes.ts";
 import { proposalRoutes } from "./workbench/proposal_routes.ts";
 import { forkRoutes } from "./workbench/fork_routes.ts";
+import { versionRoutes } from "./workbench/version_routes.ts";
 import { liveRoutes } from "./workbench/live_routes.ts";
 import { runRoutes } from "./workbench/run_routes.ts";
 
@@ -96,6 +97,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       runRoutes,
       liveRoutes,
       forkRoutes,
+      versionRoutes,
       proposalRoutes,
       memoryRoutes,
     ]

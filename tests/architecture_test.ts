@@ -24,6 +24,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["runner"], // the agent loop
   ["evolve"], // proposals and the evolution gate
   ["runs"], // the run service every shell calls
+  ["evals"], // eval sets, evaluations, versions compared
   ["workbench"], // the workbench's library
 ];
 

@@ -97,12 +97,13 @@ async function unwrap<T>(res: Response): Promise<T> {
   if (res.ok && body?.ok === true) return body.data as T;
   const error = body?.error;
   if (error) {
-    const { kind, message, ...details } = error as Record<string, unknown>;
+    // The envelope's `details` (a frozen root, the issues, …) are the error's details.
+    const { kind, message, details, ...rest } = error as Record<string, unknown>;
     throw new ApiError(
       res.status,
       String(kind ?? "error"),
       String(message ?? `HTTP ${res.status}`),
-      details,
+      { ...rest, ...(details && typeof details === "object" ? details : {}) },
     );
   }
   throw new ApiError(res.status, "error", `HTTP ${res.status}: ${text.slice(0, 200)}`);

@@ -45,6 +45,13 @@ export const paths = {
   forkName: (runId: string) => `/api/runs/${e(runId)}/fork-name`,
   lineage: (runId: string) => `/api/runs/${e(runId)}/lineage`,
   resume: (id: string) => `/api/harnesses/${e(id)}/resume?stream=true`,
+  versions: (id: string) => `/api/harnesses/${e(id)}/versions`,
+  compare: (id: string, a: string, b: string, set?: string) =>
+    withQuery(`/api/harnesses/${e(id)}/versions/compare`, { a, b, set }),
+  restore: (id: string, version: string) =>
+    `/api/harnesses/${e(id)}/versions/${e(version)}/restore`,
+  evals: (id: string) => `/api/harnesses/${e(id)}/evals`,
+  measure: (id: string, pid: string) => `/api/harnesses/${e(id)}/proposals/${e(pid)}/measure`,
   trust: (id: string) => `/api/harnesses/${e(id)}/trust`,
   memory: (id: string) => `/api/memories/${e(id)}`,
   context: (runId: string, seq: number) => withQuery(`/api/runs/${e(runId)}/context`, { seq }),
@@ -75,6 +82,9 @@ export function pagePaths(route: Route): string[] {
       break;
     case "trace":
       out.push(route.run ? paths.trace(route.run, TRACE_PREVIEW) : paths.runs(h));
+      break;
+    case "versions":
+      out.push(paths.versions(h));
       break;
     case "spec":
       out.push(paths.spec(h));

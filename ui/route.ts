@@ -13,11 +13,12 @@
  * @module
  */
 
-/** The workspace tabs this release shows (Use and Versions come later). */
+/** The workspace tabs this release shows (Use comes later). */
 export const TABS = [
   { id: "overview", label: "Overview" },
   { id: "runs", label: "Runs" },
   { id: "trace", label: "Trace" },
+  { id: "versions", label: "Versions" },
   { id: "spec", label: "Spec" },
   { id: "improve", label: "Improve" },
 ] as const;
@@ -26,7 +27,21 @@ export const TABS = [
 export type Tab = typeof TABS[number]["id"];
 
 /** Query keys a route keeps. */
-const KEYS = ["c", "run", "status", "before", "p", "seq", "types", "scope", "q", "m"] as const;
+const KEYS = [
+  "c",
+  "run",
+  "status",
+  "before",
+  "p",
+  "seq",
+  "types",
+  "scope",
+  "q",
+  "m",
+  "a",
+  "b",
+  "set",
+] as const;
 
 /** A query key. */
 export type QueryKey = typeof KEYS[number];
@@ -41,7 +56,10 @@ export interface Route {
   conversation: string | null;
   /** The selected run. */
   run: string | null;
-  /** Tab choices: `status`, `before`, `p` (proposal), `seq`, `types`, `scope`, `q`, `m` (memory). */
+  /**
+   * Tab choices: `status`, `before`, `p` (proposal), `seq`, `types`, `scope`, `q`, `m` (memory),
+   * `a`, `b`, `set` (the versions compared and the eval set).
+   */
   query: Partial<Record<QueryKey, string>>;
 }
 

@@ -8,6 +8,8 @@
 import type { Command } from "commander";
 import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
+import { measureProposal } from "../../lib/evals/measure_proposal.ts";
+import { createRunService } from "../../lib/runs/service.ts";
 import {
   getProposal,
   listProposals,
@@ -120,11 +122,34 @@ export function registerEvolveCommands(program: Command): void {
     .description("Show one proposal with its evidence and diffs")
     .argument("<dir>", "the harness folder")
     .argument("<id>", "the proposal id")
+    .option(
+      "--measure",
+      "also run an eval set against the proposal's YAML on a temporary copy (nothing is applied)",
+    )
+    .option("--set <name>", "the eval set to measure on")
     .option("--json", "print the ok-wrapped JSON result")
-    .action((dir: string, id: string, o: GlobalOptions) =>
+    .action((dir: string, id: string, o: GlobalOptions & { measure?: boolean; set?: string }) =>
       runVerb(o, async () => {
-        const p = getProposal(openHive(), await harnessIdOf(dir), id);
-        return { data: p, text: describeProposal(p) };
+        const ref = await harnessIdOf(dir);
+        const p = getProposal(openHive(), ref, id);
+        if (!o.measure) return { data: p, text: describeProposal(p) };
+        const m = await measureProposal(openHive(), createRunService(), ref.dir, id, {
+          ...(o.set !== undefined ? { set: o.set } : {}),
+        });
+        const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
+        const lines = [
+          describeProposal(p),
+          "",
+          `Measured on ${m.set}: pass rate ${pct(m.baseline.pass_rate)} → ${
+            pct(m.measured.pass_rate)
+          } (${m.delta.pass_rate >= 0 ? "+" : ""}${pct(m.delta.pass_rate)}), cost $${
+            m.baseline.cost_usd.toFixed(6)
+          } → $${m.measured.cost_usd.toFixed(6)}`,
+          ...m.cases.filter((c) => c.change !== "still_passing").map((c) =>
+            `  ${c.case_id}: ${c.change.replace(/_/g, " ")}`
+          ),
+        ];
+        return { data: { proposal: p, measure: m }, text: lines.join("\n") };
       })
     );
 

@@ -15,6 +15,7 @@ import { jsonProblem } from "../../lib/json_safety.ts";
 import { getField } from "../../lib/spec/get_field.ts";
 import { formatIssue } from "../../lib/spec/issues.ts";
 import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
+import { evalSetJsonSchema } from "../../lib/spec/eval_set.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import { TEMPLATES } from "../../lib/templates/templates.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
@@ -234,11 +235,14 @@ export function registerSpecCommands(program: Command): void {
     );
 
   program.command("schema")
-    .description("Print the JSON Schema of harness.yaml (for editors)")
+    .description(
+      "Print the JSON Schema of harness.yaml (or of an eval set with --eval), for editors",
+    )
+    .option("--eval", "the schema of evals/<set>.yaml")
     .option("--json", "print the ok-wrapped JSON result")
-    .action((o: GlobalOptions) =>
+    .action((o: GlobalOptions & { eval?: boolean }) =>
       runVerb(o, () => {
-        const data = harnessJsonSchema();
+        const data = o.eval ? evalSetJsonSchema() : harnessJsonSchema();
         return Promise.resolve({ data, text: JSON.stringify(data, null, 2) });
       })
     );

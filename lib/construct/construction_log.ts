@@ -12,7 +12,7 @@ export interface ConstructionEntry {
   ts: string;
   /** `cli`, `http:<key_id>`, `proposal:<id>`, `workbench`, ... */
   actor: string;
-  op: "set" | "add" | "remove" | "init" | "proposal" | "replace" | "fork";
+  op: "set" | "add" | "remove" | "init" | "proposal" | "replace" | "fork" | "restore";
   path: string;
   old: unknown;
   new: unknown;

@@ -56,6 +56,8 @@ export interface MutationResult {
 /** Who makes a change and which operation it is. */
 export interface MutationContext {
   actor: string;
+  /** What the recorded version says it came from (default: the actor), e.g. `restore`. */
+  source?: string;
   op: ConstructionEntry["op"];
   /** Describes the action in error messages, e.g. `Cannot set "limits.max_turns"`. */
   describe: string;
@@ -107,7 +109,7 @@ export async function mutateSpec(
       [{ op: ctx.op, path: outcome.path, old: outcome.old, new: outcome.new }];
     for (const e of entries) await appendConstructionLog(dir, { actor: ctx.actor, ...e });
     // Only a valid spec is a version (a repair that leaves problems is written, not recorded).
-    if (valid) recordVersion(dir, next, version, ctx.actor);
+    if (valid) recordVersion(dir, next, version, ctx.source ?? ctx.actor);
     return { ...result, changed: true, valid };
   });
 }

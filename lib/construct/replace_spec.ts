@@ -71,13 +71,13 @@ function lastRecordedValue(dir: string): unknown {
  * ```
  * @param harnessDir The harness folder.
  * @param text The whole new text.
- * @param options Actor and policy (which fields are frozen).
+ * @param options Actor and policy (which fields are frozen); `op` and `source` for a restore.
  * @returns The mutation result (`path` is empty: the whole file).
  */
 export async function replaceSpecText(
   harnessDir: string,
   text: string,
-  options: ChangeOptions,
+  options: ChangeOptions & { op?: "replace" | "restore"; source?: string },
 ): Promise<MutationResult> {
   const describe = "Cannot save harness.yaml";
   if (typeof text !== "string") throw badInput(`${describe}: send the text as a string`);
@@ -88,7 +88,13 @@ export async function replaceSpecText(
   const next = parseSpecText(normalized);
   return await mutateSpec(
     harnessDir,
-    { actor: options.actor, op: "replace", describe, wholeText: true },
+    {
+      actor: options.actor,
+      op: options.op ?? "replace",
+      describe,
+      wholeText: true,
+      ...(options.source ? { source: options.source } : {}),
+    },
     (current, dir) => {
       const roots = frozenRoots(options.policy);
       // A file that does not parse is compared with the last version recorded for this folder.

@@ -57,6 +57,37 @@ function notOpen(p: Proposal): FrameworkError {
 }
 
 /**
+ * A harness.yaml text with YAML changes spliced in, in order (comments and layout kept), and one
+ * construction-log entry per change. Pure: nothing is written (applying and measuring share it).
+ *
+ * @param text The harness.yaml text.
+ * @param value Its parsed value.
+ * @param changes The changes to apply.
+ * @returns The new text and the log entries.
+ */
+export function applyYamlChanges(
+  text: string,
+  value: unknown,
+  changes: readonly Pick<Proposal["yaml_changes"][number], "path" | "op" | "value">[],
+): { text: string; entries: { op: "proposal"; path: string; old: unknown; new: unknown }[] } {
+  const entries = [];
+  for (const c of changes) {
+    const resolved = resolvePath(value, c.path);
+    text = c.op === "set"
+      ? setInText(text, resolved.path, c.value)
+      : deleteInText(text, resolved.path);
+    entries.push({
+      op: "proposal" as const,
+      path: c.path,
+      old: resolved.exists ? resolved.value : null,
+      new: c.op === "set" ? c.value : null,
+    });
+    value = parseDocument(text).toJS();
+  }
+  return { text, entries };
+}
+
+/**
  * Applies a proposal through the human gate.
  *
  * @example
@@ -148,22 +179,7 @@ export async function applyProposal(
         op: "proposal",
         describe: `Cannot apply proposal ${id}`,
       }, (current) => {
-        let text = current.text;
-        let value = current.value;
-        const entries = [];
-        for (const c of pending) {
-          const resolved = resolvePath(value, c.path);
-          text = c.op === "set"
-            ? setInText(text, resolved.path, c.value)
-            : deleteInText(text, resolved.path);
-          entries.push({
-            op: "proposal" as const,
-            path: c.path,
-            old: resolved.exists ? resolved.value : null,
-            new: c.op === "set" ? c.value : null,
-          });
-          value = parseDocument(text).toJS();
-        }
+        const { text, entries } = applyYamlChanges(current.text, current.value, pending);
         return { text, path: `proposal:${id}`, old: null, new: null, entries };
       });
       for (const c of pending) c.status = "applied";

@@ -127,4 +127,32 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN reentry_seq INTEGER;
   `,
+  // 5: evaluations. Eval runs are ordinary runs tagged with their eval; `live = 0` keeps them out of
+  // the harness's live-run fitness (stats, evidence, automatic proposals) unless counted as live.
+  `
+  ALTER TABLE runs ADD COLUMN eval_id TEXT;
+  ALTER TABLE runs ADD COLUMN live INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX runs_eval ON runs(eval_id) WHERE eval_id IS NOT NULL;
+  CREATE INDEX runs_harness_version
+    ON runs(harness_id, harness_dir, spec_version, live, status, cost_usd, turns);
+  CREATE INDEX runs_version_duration ON runs(harness_id, harness_dir, spec_version, duration_ms)
+    WHERE live = 1;
+  CREATE INDEX runs_version_signature
+    ON runs(harness_id, harness_dir, spec_version, failure_signature, run_id)
+    WHERE failure_signature IS NOT NULL;
+  CREATE TABLE evals (
+    eval_id TEXT PRIMARY KEY,
+    harness_id TEXT NOT NULL,
+    harness_dir TEXT NOT NULL,
+    set_name TEXT NOT NULL,
+    spec_version TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT NOT NULL,
+    pass_rate REAL NOT NULL,
+    cost_usd REAL NOT NULL,
+    p50_duration_ms INTEGER,
+    result TEXT NOT NULL
+  );
+  CREATE INDEX evals_harness ON evals(harness_id, harness_dir, set_name, spec_version, started_at);
+  `,
 ];

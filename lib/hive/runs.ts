@@ -33,6 +33,10 @@ export interface RunRow {
   parent_run_id: string | null;
   /** A resumed fork's run: the seq of its parent run it re-entered at (null otherwise). */
   reentry_seq: number | null;
+  /** The evaluation the run belongs to (null for a live run). */
+  eval_id: string | null;
+  /** 1 when the run counts in the harness's live-run fitness (0: an eval run). */
+  live: number;
   failure_signature: string | null;
   error: string | null;
 }
@@ -68,14 +72,17 @@ export function insertRun(
     trace_path: string;
     parent_run_id?: string | null;
     reentry_seq?: number | null;
+    eval_id?: string | null;
+    /** Whether it counts in live-run fitness (default true). */
+    live?: boolean;
   },
 ): void {
   const owner = ownProcess();
   statement(
     db,
     `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
-       trace_path, parent_run_id, reentry_seq, owner_pid, owner_start)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
+       trace_path, parent_run_id, reentry_seq, eval_id, live, owner_pid, owner_start)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.run_id,
     r.harness_id,
@@ -86,6 +93,8 @@ export function insertRun(
     r.trace_path,
     r.parent_run_id ?? null,
     r.reentry_seq ?? null,
+    r.eval_id ?? null,
+    r.live === false ? 0 : 1,
     owner.pid,
     owner.start,
   );
@@ -235,7 +244,7 @@ export function recentFailedRuns(db: Hive, harness: HarnessRef, limit: number): 
   return statement(
     db,
     `SELECT run_id, failure_signature, trace_path FROM runs
-     WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
+     WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
      ORDER BY run_id DESC LIMIT ?`,
   ).all(harness.id, harness.dir, limit) as unknown as FailedRun[];
 }
@@ -260,7 +269,7 @@ export function failuresWithSignature(
   return (statement(
     db,
     `SELECT run_id FROM runs
-     WHERE harness_id = ? AND harness_dir = ? AND failure_signature = ? AND ended_at > ?
+     WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature = ? AND ended_at > ?
      ORDER BY run_id DESC LIMIT ?`,
   ).all(harness.id, harness.dir, signature, since, limit) as { run_id: string }[]).map((r) =>
     r.run_id
@@ -293,4 +302,111 @@ export function firstRunStartedAt(db: Hive, harness: HarnessRef): string | null 
     "SELECT MIN(started_at) AS at FROM runs WHERE harness_id = ? AND harness_dir = ?",
   ).get(harness.id, harness.dir) as { at: string | null } | undefined;
   return row?.at ?? null;
+}
+
+/** Live-run figures of one spec version (CONTRACT.md compare metrics). */
+export interface VersionMetrics {
+  runs: number;
+  success_rate: number | null;
+  /** Mean cost of a run, USD. */
+  cost_usd: number | null;
+  avg_turns: number | null;
+  p50_duration_ms: number | null;
+}
+
+/**
+ * The live runs made with one spec version: how many, how well, how costly, how long.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param version The spec version.
+ * @returns The figures (nulls when the version has no finished run).
+ */
+export function versionMetrics(db: Hive, harness: HarnessRef, version: string): VersionMetrics {
+  const row = statement(
+    db,
+    `SELECT count(*) AS n, total(status = 'success') AS ok, total(cost_usd) AS cost, total(turns) AS turns
+     FROM runs WHERE harness_id = ? AND harness_dir = ? AND spec_version = ? AND live = 1
+       AND status != 'running'`,
+  ).get(harness.id, harness.dir, version) as { n: number; ok: number; cost: number; turns: number };
+  const n = Number(row.n);
+  const p50 = n === 0 ? null : (statement(
+    db,
+    `SELECT duration_ms FROM runs WHERE harness_id = ? AND harness_dir = ? AND spec_version = ?
+       AND live = 1 AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?`,
+  ).get(harness.id, harness.dir, version, Math.floor((n - 1) / 2)) as
+    | { duration_ms: number }
+    | undefined)?.duration_ms ?? null;
+  return {
+    runs: n,
+    success_rate: n ? row.ok / n : null,
+    cost_usd: n ? Math.round((row.cost / n) * 1e9) / 1e9 : null,
+    avg_turns: n ? row.turns / n : null,
+    p50_duration_ms: p50,
+  };
+}
+
+/**
+ * The failure signatures of one spec version's runs (live and eval), each with its count and an
+ * example run.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param version The spec version.
+ * @returns The signatures, most frequent first.
+ */
+export function versionSignatures(
+  db: Hive,
+  harness: HarnessRef,
+  version: string,
+): { signature: string; count: number; example_run_id: string }[] {
+  return (statement(
+    db,
+    `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS example_run_id
+     FROM runs WHERE harness_id = ? AND harness_dir = ? AND spec_version = ?
+       AND failure_signature IS NOT NULL
+     GROUP BY failure_signature ORDER BY count DESC, signature`,
+  ).all(harness.id, harness.dir, version) as {
+    signature: string;
+    count: number;
+    example_run_id: string;
+  }[]).map((r) => ({ ...r, count: Number(r.count) }));
+}
+
+/** The runs of one spec version, in one line: for a timeline of versions. */
+export interface VersionRunFigures {
+  /** Every run made with it (live and eval). */
+  runs: number;
+  /** Its finished live runs' success rate and mean cost (null without any). */
+  success_rate: number | null;
+  cost_usd: number | null;
+}
+
+/**
+ * The runs of every spec version of a harness, in one pass.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @returns The figures by version.
+ */
+export function runFiguresByVersion(db: Hive, harness: HarnessRef): Map<string, VersionRunFigures> {
+  const rows = statement(
+    db,
+    `SELECT spec_version, count(*) AS n,
+       total(live = 1 AND status != 'running') AS live,
+       total(live = 1 AND status = 'success') AS ok,
+       total(CASE WHEN live = 1 AND status != 'running' THEN cost_usd END) AS cost
+     FROM runs WHERE harness_id = ? AND harness_dir = ? GROUP BY spec_version`,
+  ).all(harness.id, harness.dir) as {
+    spec_version: string;
+    n: number;
+    live: number;
+    ok: number;
+    cost: number;
+  }[];
+  return new Map(rows.map((r) => [r.spec_version, {
+    runs: Number(r.n),
+    success_rate: r.live ? r.ok / r.live : null,
+    cost_usd: r.live ? Math.round((r.cost / r.live) * 1e9) / 1e9 : null,
+  }]));
 }

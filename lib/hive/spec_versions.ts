@@ -70,3 +70,26 @@ export function latestSpecVersionIn(db: Hive, dir: string): SpecVersionRow | und
     "SELECT * FROM spec_versions WHERE harness_dir = ? ORDER BY seq DESC LIMIT 1",
   ).get(dir) as SpecVersionRow | undefined;
 }
+
+/**
+ * A recorded version of a harness by its hash or a unique prefix of it (at least 6 hex digits): the
+ * newest record of it.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param version The hash or prefix.
+ * @returns The row, or undefined when unknown or ambiguous.
+ */
+export function findSpecVersion(
+  db: Hive,
+  harness: HarnessRef,
+  version: string,
+): SpecVersionRow | undefined {
+  if (!/^[0-9a-f]{6,64}$/.test(version)) return undefined;
+  const rows = statement(
+    db,
+    `SELECT * FROM spec_versions WHERE harness_id = ? AND harness_dir = ? AND version >= ? AND version < ?
+     ORDER BY seq DESC`,
+  ).all(harness.id, harness.dir, version, `${version}g`) as unknown as SpecVersionRow[];
+  return new Set(rows.map((r) => r.version)).size === 1 ? rows[0] : undefined;
+}

@@ -65,7 +65,7 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   let turns = 0;
   const groups = statement(
     db,
-    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? AND harness_dir = ? GROUP BY status",
+    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 GROUP BY status",
   ).all(harness.id, harness.dir) as { status: string; n: number; cost: number; turns: number }[];
   for (const g of groups) {
     cost += g.cost;
@@ -80,7 +80,7 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   // Every finished run has a duration (finishRun and the interrupted marker set it).
   const p50 = total === 0 ? null : (statement(
     db,
-    "SELECT duration_ms FROM runs WHERE harness_id = ? AND harness_dir = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
+    "SELECT duration_ms FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
   ).get(harness.id, harness.dir, Math.floor((total - 1) / 2)) as
     | { duration_ms: number }
     | undefined)
@@ -92,7 +92,7 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   const failures = statement(
     db,
     `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
-     WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
+     WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
      ORDER BY run_id DESC LIMIT ?`,
   ).all(harness.id, harness.dir, recent) as {
     run_id: string;
@@ -105,7 +105,7 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   const failureGroups = statement(
     db,
     `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS last_run_id, max(ended_at) AS last_ended_at
-     FROM runs WHERE harness_id = ? AND harness_dir = ? AND failure_signature IS NOT NULL
+     FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
      GROUP BY failure_signature ORDER BY count DESC, last_run_id DESC LIMIT 20`,
   ).all(harness.id, harness.dir) as HarnessStats["failure_groups"];
   return {

@@ -68,6 +68,10 @@ export interface RunOptions {
   onText?: (delta: TextDelta) => void;
   /** A fork's resume: the parent's checked prefix, replayed before the run goes on live. */
   replay?: Replay;
+  /** A case of an evaluation: tagged with it, and counted in live-run fitness only when `live`. */
+  evaluation?: { eval_id: string; live: boolean };
+  /** A temporary copy of a harness (an evaluation of another version): not put in the catalog. */
+  uncatalogued?: boolean;
 }
 
 /** A started run. */
@@ -199,7 +203,9 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     throw journalCreateError(err, spec.logging?.trace_dir);
   }
   const db = openHive();
-  claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+  if (!options.uncatalogued) {
+    claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+  }
   insertRun(db, {
     run_id,
     harness_id: spec.id,
@@ -210,6 +216,8 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     trace_path,
     parent_run_id: options.parentRunId ?? null,
     reentry_seq: options.replay?.at ?? null,
+    eval_id: options.evaluation?.eval_id ?? null,
+    live: options.evaluation ? options.evaluation.live : true,
   });
   const events = createEventStream<JournalEvent>();
   const stopper = new AbortController();

@@ -109,7 +109,10 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               mine.delete(run);
             });
             // After-run work: an automatic proposal when a failure recurs (in the background).
-            run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
+            // Eval runs that do not count as live never feed the evolver.
+            if (submitOptions.evaluation?.live !== false) {
+              run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
+            }
             return run;
           } catch (err) {
             release();

@@ -79,8 +79,8 @@ const codeCommon = {
 
 const HOOK_EVENTS = ["run_start", "before_model_call", "after_tool_call", "run_end"] as const;
 
-/** Builds the schema of one list entry: a builtin of `kind` or a code ref. */
-function entrySchema(kind: EntryKind) {
+/** Builds the schema of one list entry: a builtin of `kind` or a code ref (also eval checks). */
+export function entrySchema(kind: EntryKind) {
   const variants = Object.entries(BUILTINS[kind]).map(([name, info]) =>
     z.strictObject({
       builtin: z.literal(name),

@@ -12,6 +12,7 @@ import { ownerOfId } from "../spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
 import { positionOf, sortIssues, type SpecIssue } from "../spec/issues.ts";
 import { checkHarness, specIsValid } from "../spec/load.ts";
+import { evalSetIssues } from "../spec/eval_sets.ts";
 import { specVersion } from "../spec/version.ts";
 
 /** The result of {@link validateHarness}. */
@@ -83,6 +84,8 @@ export async function validateHarness(
       });
     }
   }
+  // Eval sets are part of the harness: a broken one is an error like a broken field.
+  issues.push(...await evalSetIssues(dir));
   const valid = specIsValid({ spec: parsed.spec, issues });
   const id = (parsed.value as { id?: unknown } | undefined)?.id;
   return {

@@ -12,7 +12,6 @@ import { initHarness } from "../../lib/construct/init_harness.ts";
 import { removeItem } from "../../lib/construct/remove_item.ts";
 import { replaceSpecText } from "../../lib/construct/replace_spec.ts";
 import { setField } from "../../lib/construct/set_field.ts";
-import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import {
   CREATE_HARNESS_REQUEST,
@@ -25,13 +24,11 @@ import { frozenRoots } from "../../lib/spec/frozen.ts";
 import { checkHarnessCached } from "../../lib/spec/spec_cache.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
-import { wholeNumber } from "../../lib/whole_number.ts";
 import {
   catalogTree,
   duplicateFolders,
   harnessDetail,
   harnessDirOf,
-  harnessRefOf,
   registerHarnessDir,
 } from "../../lib/workbench/catalog.ts";
 import { harnessFiles } from "../../lib/workbench/files.ts";
@@ -128,13 +125,5 @@ export function harnessRoutes(ctx: WorkbenchContext): WorkbenchApp {
     const r = await trustFolder(dirOf(c.req.param("id")));
     return okResponse({ trusted: r.path, added: r.added });
   });
-  app.get("/api/harnesses/:id/versions", (c) =>
-    okResponse({
-      versions: listSpecVersions(
-        hive,
-        harnessRefOf(hive, c.req.param("id")),
-        wholeNumber(c.req.query("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }),
-      ),
-    }));
   return app;
 }

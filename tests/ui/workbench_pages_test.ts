@@ -155,7 +155,7 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
     await page.locator("body").press("3");
     await page.locator(".empty", { hasText: "No runs to trace yet" }).waitFor();
     await tb.screenshot("ui", "11-empty-trace");
-    await page.locator("body").press("5");
+    await page.locator("body").press("6");
     await page.locator(".empty", { hasText: "No proposals yet" }).waitFor();
     assert.match(await page.locator(".empty").innerText(), /propose an improvement/);
     await tb.screenshot("ui", "12-empty-improve");

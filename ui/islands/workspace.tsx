@@ -1,6 +1,6 @@
 /**
- * The workspace of the selected harness: its header and the Overview, Runs, Trace, Spec and Improve
- * tabs (keys 1 to 5). With no harness selected it says how to get one.
+ * The workspace of the selected harness: its header and the Overview, Runs, Trace, Versions, Spec and
+ * Improve tabs (keys 1 to 6). With no harness selected it says how to get one.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { Overview } from "../tabs/overview.tsx";
 import { Runs } from "../tabs/runs.tsx";
 import { SpecTab } from "../tabs/spec.tsx";
 import { Trace } from "../tabs/trace.tsx";
+import { Versions } from "../tabs/versions.tsx";
 import { RUN_INPUT_ID } from "../components/run_panel.tsx";
 import { ForkBar } from "../components/forks.tsx";
 import type { HarnessDetail } from "../types.ts";
@@ -143,6 +144,8 @@ function TabBody(props: { tab: Tab; harness: HarnessDetail }) {
       return <Runs harness={props.harness} />;
     case "trace":
       return <Trace harness={props.harness} />;
+    case "versions":
+      return <Versions harness={props.harness} />;
     case "spec":
       return <SpecTab harness={props.harness} />;
     case "improve":

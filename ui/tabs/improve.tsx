@@ -10,13 +10,14 @@ import { PROPOSAL_STATUSES } from "../../lib/hive/proposals.ts";
 import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
+import { Diff } from "../components/diff.tsx";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
-import { formatCost, oneLine, shortId } from "../format.ts";
+import { formatCost, formatPercent, oneLine, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
@@ -142,6 +143,7 @@ function ProposalView(props: { proposal: Proposal; harness: HarnessDetail }) {
         onApplyYaml={setApplyYaml}
       />
       <CodeChanges proposal={p} open={open} approved={approved} onApproved={setApproved} />
+      {open && p.yaml_changes.some((c) => c.status === "pending") ? <Measure proposal={p} /> : null}
       {open
         ? <Decide proposal={p} applyYaml={applyYaml} approved={approved} />
         : p.decided_at
@@ -398,26 +400,65 @@ function Decide(props: { proposal: Proposal; applyYaml: boolean; approved: Set<s
   );
 }
 
-function Diff(props: { text: string }) {
+interface MeasureView {
+  set: string;
+  baseline: { pass_rate: number; cost_usd: number };
+  measured: { pass_rate: number; cost_usd: number };
+  cases: { case_id: string; change: string }[];
+  delta: { pass_rate: number; cost_usd: number };
+}
+
+/** Runs an eval set against the proposal's YAML (on a copy) and shows the delta beside the change. */
+function Measure(props: { proposal: Proposal }) {
+  const store = useStore();
+  const p = props.proposal;
+  const [result, setResult] = useState<MeasureView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [measure, measuring] = useAction(async () => {
+    setError(null);
+    try {
+      setResult(
+        await callApi<MeasureView>(
+          store.fetcher,
+          paths.measure(p.harness_id, p.id),
+          jsonBody("POST", {}),
+        ),
+      );
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    }
+  });
+  const changed = result?.cases.filter((c) => c.change !== "still_passing") ?? [];
   return (
-    <pre
-      class="diff"
-      aria-label="Unified diff"
-    >{props.text.replace(/\n$/, "").split("\n").map((line, i) => (
-      <span
-        key={i}
-        class={line.startsWith("+++") || line.startsWith("---")
-          ? "d-file"
-          : line.startsWith("@@")
-          ? "d-hunk"
-          : line.startsWith("+")
-          ? "d-add"
-          : line.startsWith("-")
-          ? "d-del"
-          : "d-ctx"}
-      >
-        {line + "\n"}
+    <div class="measure" data-testid="measure">
+      <button type="button" onClick={() => void measure()} disabled={measuring}>
+        {measuring ? <span class="spinner small" /> : <Icon name="send" />} Measure on the eval set
+      </button>
+      <span class="muted small">
+        {" "}Runs the set against the proposal's YAML on a temporary copy; nothing is applied.
       </span>
-    ))}</pre>
+      {result
+        ? (
+          <p class="measure-result">
+            <code>{result.set}</code> pass rate {formatPercent(result.baseline.pass_rate)} →{" "}
+            <strong>{formatPercent(result.measured.pass_rate)}</strong>{" "}
+            <span
+              class={result.delta.pass_rate > 0
+                ? "better"
+                : result.delta.pass_rate < 0
+                ? "worse"
+                : ""}
+            >
+              ({result.delta.pass_rate >= 0 ? "+" : "−"}
+              {formatPercent(Math.abs(result.delta.pass_rate))})
+            </span>
+            {changed.length
+              ? ` · ${changed.map((c) => `${c.case_id} ${c.change.replace(/_/g, " ")}`).join(", ")}`
+              : ""}
+          </p>
+        )
+        : null}
+      {error ? <p class="field-error" role="alert">{error}</p> : null}
+    </div>
   );
 }

@@ -11,6 +11,8 @@ import { getTrace } from "../../../journal/trace.ts";
 import { badInput } from "../../../errors.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
 import { runControls } from "../../../runs/controls.ts";
+import { measureProposal } from "../../../evals/measure_proposal.ts";
+import { runEval } from "../../../evals/run_eval.ts";
 import { harnessRefOf } from "../../catalog.ts";
 import { listArtifacts } from "../../conversations.ts";
 import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
@@ -77,30 +79,7 @@ export function runTools(ctx: CopilotContext): Tool[] {
         };
       },
     ),
-    tool(
-      "steer_run",
-      "Send a steering message to a live run this conversation started: the run's model reads it as a user message at its next turn boundary.",
-      {
-        run_id: { type: "string", description: "Default: the selected run" },
-        text: { type: "string", description: "What to tell the running agent" },
-      },
-      ["text"],
-      (args) => {
-        const runId = str(args, "run_id") ?? ctx.selection.run_id;
-        if (!runId) throw new ToolError("no_run", "No run is selected; name one");
-        const started = listArtifacts(ctx.db, ctx.conversationId).some((a) =>
-          a.kind === "run" && runIdOf(a.content) === runId
-        );
-        if (!started) {
-          throw new ToolError(
-            "refused",
-            `Run ${runId} was not started in this conversation; steer only runs you started with execute_run`,
-          );
-        }
-        const message = runControls(ctx.hive, runId).steer(str(args, "text", true)!);
-        return Promise.resolve({ message, note: "Delivered at the run's next turn boundary." });
-      },
-    ),
+    steerRunTool(ctx),
     tool(
       "diagnose_run",
       "Diagnose a run: status, failure signature, hash-chain integrity, tool errors and the context the model saw last.",
@@ -132,21 +111,66 @@ export function runTools(ctx: CopilotContext): Tool[] {
         };
       },
     ),
-    tool(
-      "measure_harness",
-      "Measure a harness: success rate, cost, turns, durations and failure groups.",
-      HARNESS,
-      [],
-      (args) => {
-        const { id, dir } = target(ctx, args);
-        const s = harnessStats(ctx.hive, { id, dir });
-        return Promise.resolve({
-          id,
-          runs: s.runs,
-          failure_groups: s.failure_groups,
-          recent_failures: s.recent_failures,
-        });
-      },
-    ),
+    measureHarnessTool(ctx),
   ];
+}
+
+/** Steers a live run this conversation started, through the same library function as the page. */
+function steerRunTool(ctx: CopilotContext): Tool {
+  return tool(
+    "steer_run",
+    "Send a steering message to a live run this conversation started: the run's model reads it as a user message at its next turn boundary.",
+    {
+      run_id: { type: "string", description: "Default: the selected run" },
+      text: { type: "string", description: "What to tell the running agent" },
+    },
+    ["text"],
+    (args) => {
+      const runId = str(args, "run_id") ?? ctx.selection.run_id;
+      if (!runId) throw new ToolError("no_run", "No run is selected; name one");
+      const started = listArtifacts(ctx.db, ctx.conversationId).some((a) =>
+        a.kind === "run" && runIdOf(a.content) === runId
+      );
+      if (!started) {
+        throw new ToolError(
+          "refused",
+          `Run ${runId} was not started in this conversation; steer only runs you started with execute_run`,
+        );
+      }
+      const message = runControls(ctx.hive, runId).steer(str(args, "text", true)!);
+      return Promise.resolve({ message, note: "Delivered at the run's next turn boundary." });
+    },
+  );
+}
+
+/** Measures a harness: live figures, an eval set, or a proposal before it is applied. */
+function measureHarnessTool(ctx: CopilotContext): Tool {
+  return tool(
+    "measure_harness",
+    "Measure a harness: success rate, cost, turns, durations and failure groups of its live runs. With `set`, also run that eval set (evals/<set>.yaml); with `proposal_id`, measure the proposal's YAML on the set before it is applied (on a temporary copy; nothing is applied).",
+    {
+      ...HARNESS,
+      set: { type: "string", description: "An eval set to run" },
+      proposal_id: { type: "string", description: "A queued proposal to measure on the set" },
+    },
+    [],
+    async (args) => {
+      const { id, dir } = target(ctx, args);
+      const s = harnessStats(ctx.hive, { id, dir });
+      const set = str(args, "set");
+      const proposalId = str(args, "proposal_id");
+      const live = {
+        id,
+        runs: s.runs,
+        failure_groups: s.failure_groups,
+        recent_failures: s.recent_failures,
+      };
+      if (proposalId) {
+        const m = await measureProposal(ctx.hive, ctx.runs, dir, proposalId, set ? { set } : {});
+        return { ...live, proposal: m };
+      }
+      if (set) return { ...live, eval: await runEval(ctx.hive, ctx.runs, dir, { set }) };
+      return live;
+    },
+  );
 }

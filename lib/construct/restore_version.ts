@@ -1,0 +1,52 @@
+/**
+ * Restoring a recorded version of a harness: its exact `harness.yaml` bytes written back as one
+ * construction (logged as `restore`, recorded as a new version whose source is `restore`), under the
+ * writer's edit policy like any whole-text edit.
+ *
+ * @module
+ */
+
+import { notFound } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
+import type { Hive } from "../hive/open.ts";
+import { findSpecVersion } from "../hive/spec_versions.ts";
+import type { MutationResult } from "./mutate.ts";
+import { replaceSpecText } from "./replace_spec.ts";
+import type { ChangeOptions } from "./set_field.ts";
+
+/**
+ * Writes a recorded version back.
+ *
+ * @example
+ * ```ts
+ * await restoreVersion(openHive(), ref, "3f2a…", { actor: "cli", policy: "local" });
+ * ```
+ * @param db The hive.
+ * @param harness The harness.
+ * @param version A version hash, or a unique prefix of one (at least 6 hex digits).
+ * @param options Actor and edit policy.
+ * @returns The change.
+ * @throws `not_found` for an unknown version; `forbidden` when it changes a frozen field the
+ *   policy does not allow.
+ */
+export async function restoreVersion(
+  db: Hive,
+  harness: HarnessRef,
+  version: string,
+  options: ChangeOptions,
+): Promise<MutationResult> {
+  const row = findSpecVersion(db, harness, version);
+  if (!row) {
+    throw notFound(
+      `No version ${
+        JSON.stringify(version)
+      } of ${harness.id}; framework versions ${harness.dir} lists them`,
+      { version },
+    );
+  }
+  return await replaceSpecText(harness.dir, row.yaml, {
+    ...options,
+    op: "restore",
+    source: "restore",
+  });
+}
