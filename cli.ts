@@ -21,6 +21,7 @@ import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
 import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerForkCommands } from "./cli/commands/fork_commands.ts";
 import { registerEvalCommands } from "./cli/commands/eval_commands.ts";
+import { registerInterfaceCommands } from "./cli/commands/interface_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
 import { reportError, writeOut } from "./cli/output.ts";
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerForkCommands(program);
   registerEvalCommands(program);
+  registerInterfaceCommands(program);
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
   registerEvolveCommands(program);

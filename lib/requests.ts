@@ -309,3 +309,13 @@ export const MEASURE_REQUEST = {
   what: "measure request",
   example: '{} or {"set": "smoke"}',
 };
+
+/** `POST /api/harnesses/{id}/interface`: write (or replace) the harness's page. */
+export const GENERATE_REQUEST = {
+  schema: z.strictObject({
+    input: z.enum(["text", "url", "file"]).optional(),
+    force: z.boolean().optional(),
+  }),
+  what: "generate request",
+  example: '{} or {"input": "file", "force": true}',
+};

@@ -27,6 +27,7 @@ import {
   type Env,
 } from "./control_plane/context.ts";
 import { evolutionRoutes } from "./control_plane/evolution_routes.ts";
+import { pageRoutes } from "./control_plane/page_routes.ts";
 import { healthRoutes } from "./control_plane/health_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
@@ -110,7 +111,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       );
     }
   });
-  for (const routes of [healthRoutes, runRoutes, specRoutes, evolutionRoutes]) {
+  for (const routes of [pageRoutes, healthRoutes, runRoutes, specRoutes, evolutionRoutes]) {
     app.route("/", routes(ctx));
   }
   finishApp(app);

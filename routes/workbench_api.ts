@@ -30,6 +30,7 @@ import { metaRoutes } from "./workbench/meta_routes.ts";
 import { proposalRoutes } from "./workbench/proposal_routes.ts";
 import { forkRoutes } from "./workbench/fork_routes.ts";
 import { versionRoutes } from "./workbench/version_routes.ts";
+import { interfaceRoutes } from "./workbench/interface_routes.ts";
 import { liveRoutes } from "./workbench/live_routes.ts";
 import { runRoutes } from "./workbench/run_routes.ts";
 
@@ -98,6 +99,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       liveRoutes,
       forkRoutes,
       versionRoutes,
+      interfaceRoutes,
       proposalRoutes,
       memoryRoutes,
     ]

@@ -19,7 +19,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["spec"], // harness.yaml
   ["models", "keys", "trust", "templates"],
   ["journal"], // hash-chained traces (model messages are folded from them)
-  ["tools", "construct"],
+  ["tools", "construct", "interface", "package"],
   ["validate"], // a harness checked whole: spec, trace folder, code refs in the sandbox
   ["runner"], // the agent loop
   ["evolve"], // proposals and the evolution gate

@@ -46,6 +46,9 @@ export const paths = {
   lineage: (runId: string) => `/api/runs/${e(runId)}/lineage`,
   resume: (id: string) => `/api/harnesses/${e(id)}/resume?stream=true`,
   versions: (id: string) => `/api/harnesses/${e(id)}/versions`,
+  interface: (id: string) => `/api/harnesses/${e(id)}/interface`,
+  uploads: (id: string) => `/api/harnesses/${e(id)}/uploads`,
+  runsOf: (id: string) => `/api/harnesses/${e(id)}/runs`,
   compare: (id: string, a: string, b: string, set?: string) =>
     withQuery(`/api/harnesses/${e(id)}/versions/compare`, { a, b, set }),
   restore: (id: string, version: string) =>

@@ -13,8 +13,9 @@
  * @module
  */
 
-/** The workspace tabs this release shows (Use comes later). */
+/** The workspace tabs, in the order the specification lists them. */
 export const TABS = [
+  { id: "use", label: "Use" },
   { id: "overview", label: "Overview" },
   { id: "runs", label: "Runs" },
   { id: "trace", label: "Trace" },

@@ -272,6 +272,13 @@ export const harnessSchema = z.strictObject({
     model: modelSchema.optional(),
   }).optional(),
   playbooks: z.array(playbookSchema).optional(),
+  interface: z.strictObject({
+    input: z.enum(["text", "url", "file"]).optional()
+      .describe("What the page asks for: text (default), a URL, or a file"),
+    title: z.string().min(1).optional(),
+    description: z.string().optional(),
+    accept: z.string().optional().describe("For a file input: the accepted types, e.g. .pdf,.txt"),
+  }).optional().describe("The generated page (framework generate)"),
   fork: z.strictObject({
     parent: slug.describe("The id of the harness this one was forked from"),
     run_id: z.string().regex(/^run_[0-9A-HJKMNP-TV-Z]{26}$/, "expected a run id (run_<ULID>)"),

@@ -976,9 +976,15 @@ Deno.test("harness binding and routing: 404 for unknown runs, another harness's 
 
   await t.step("an unknown run id: 404 not_found on /trace and /runs/{id}/events", async () => {
     for (const id of ["r_does_not_exist", "00000000-0000-0000-0000-000000000000", "%2e%2e"]) {
-      fails(await call(server, "GET", `/trace/${id}`, { token }), 404, "not_found", id);
       fails(await call(server, "GET", `/runs/${id}/events`, { token }), 404, "not_found", id);
+      if (id === "%2e%2e") continue; // `/trace/..` is `/`, the harness's page (control_plane page)
+      fails(await call(server, "GET", `/trace/${id}`, { token }), 404, "not_found", id);
     }
+    const dotted = await fetch(`${server.url}/trace/%2e%2e`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.match(dotted.headers.get("content-type") ?? "", /^text\/html/);
+    assert.doesNotMatch(await dotted.text(), /run_id|"events"/, "the page, never a trace");
   });
 
   await t.step("another harness's run id: a plain 404, never 403, indistinguishable", async () => {

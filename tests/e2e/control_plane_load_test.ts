@@ -812,6 +812,13 @@ function checkFuzz(r: FuzzRequest, a: FuzzAnswer): string | undefined {
   if (a.status >= 500 && a.status !== 503) return `HTTP ${a.status}`;
   if (r.method === "HEAD") return a.body.length ? "a HEAD answer has a body" : undefined;
   const text = new TextDecoder().decode(a.body);
+  // `GET /` (also `/x/..`, which URLs normalize to it) is the harness's page, HTML on purpose.
+  if (
+    r.method === "GET" && a.status === 200 && a.contentType.startsWith("text/html") &&
+    URL.parse(r.path, "http://h")?.pathname === "/"
+  ) {
+    return text.startsWith("<!doctype html>") ? undefined : "a page that is not the harness's page";
+  }
   if (a.status === 200 && a.contentType.startsWith("text/event-stream")) {
     // A valid streaming run: the frames are JSON and end with run_result.
     const events = [...text.matchAll(/^event: (.*)$/gm)].map((m) => m[1]);

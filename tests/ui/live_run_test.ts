@@ -56,11 +56,11 @@ Deno.test("live run in the workbench: Run panel, steer box, mode switch, control
   );
 
   await t.step("the Runs list shows the live run with a pulse and its mode", async () => {
-    await page.keyboard.press("2");
+    await page.keyboard.press("3");
     const live = page.getByTestId("live-run");
     await live.waitFor();
     assert.match(await live.innerText(), /draft/);
-    await page.keyboard.press("3");
+    await page.keyboard.press("4");
     await page.getByTestId("run-switches").waitFor();
   });
 

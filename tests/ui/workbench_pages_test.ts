@@ -147,19 +147,19 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
   );
 
   await t.step("a harness without runs: every tab says what to do", async () => {
-    await page.locator("body").press("2");
+    await page.locator("body").press("3");
     await page.waitForURL(/\/h\/refunds\/runs/);
     await page.locator(".empty", { hasText: "No runs yet" }).waitFor();
     assert.match(await page.locator(".empty").innerText(), /Ask the copilot to run this harness/);
     await tb.screenshot("ui", "10-empty-runs");
-    await page.locator("body").press("3");
+    await page.locator("body").press("4");
     await page.locator(".empty", { hasText: "No runs to trace yet" }).waitFor();
     await tb.screenshot("ui", "11-empty-trace");
-    await page.locator("body").press("6");
+    await page.locator("body").press("7");
     await page.locator(".empty", { hasText: "No proposals yet" }).waitFor();
     assert.match(await page.locator(".empty").innerText(), /propose an improvement/);
     await tb.screenshot("ui", "12-empty-improve");
-    await page.locator("body").press("1");
+    await page.locator("body").press("2");
     await page.locator(".empty", { hasText: "No runs yet" }).waitFor();
     await tb.screenshot("ui", "13-empty-overview");
   });
@@ -249,13 +249,13 @@ Deno.test("workbench pages: chat, trace, spec, improve, memory and refresh in Ch
     },
   );
 
-  await t.step("Runs and Overview, reached with the keys 2 and 1", async () => {
-    await page.locator("body").press("2");
+  await t.step("Runs and Overview, reached with the keys 3 and 2", async () => {
+    await page.locator("body").press("3");
     await page.waitForURL(/\/h\/refunds\/runs/);
     await page.locator(`tr[data-run-id="${runId}"]`).waitFor();
     assert.match(await page.locator(`tr[data-run-id="${runId}"]`).innerText(), /success/);
     await tb.screenshot("ui", "03-runs");
-    await page.locator("body").press("1");
+    await page.locator("body").press("2");
     await page.waitForURL((u) => u.pathname === "/h/refunds");
     const overview = page.locator('[data-testid="overview"]');
     await overview.waitFor();

@@ -717,6 +717,8 @@ function ArtifactCard(props: { artifact: Artifact; route: Route }) {
     ? withRoute(base, { harness: a.harness_id, tab: "trace", run: content.run_id })
     : a.kind === "proposal" && typeof content.id === "string"
     ? withRoute(base, { harness: a.harness_id, tab: "improve", query: { p: content.id } })
+    : a.kind === "interface"
+    ? withRoute(base, { harness: a.harness_id, tab: "use" })
     : withRoute(base, { harness: a.harness_id, tab: "overview" });
   return (
     <li class={`artifact artifact-${a.kind}`} data-artifact={a.kind}>

@@ -153,7 +153,7 @@ export function Rail() {
             : <span class="warn-text">no model set</span>}
         </p>
         <p class="keys-hint">
-          <kbd>/</kbd> chat · <kbd>1</kbd>–<kbd>6</kbd> tabs · <kbd>j</kbd>/<kbd>k</kbd> move
+          <kbd>/</kbd> chat · <kbd>1</kbd>–<kbd>7</kbd> tabs · <kbd>j</kbd>/<kbd>k</kbd> move
         </p>
       </footer>
     </nav>

@@ -1,6 +1,6 @@
 /**
- * The workspace of the selected harness: its header and the Overview, Runs, Trace, Versions, Spec and
- * Improve tabs (keys 1 to 6). With no harness selected it says how to get one.
+ * The workspace of the selected harness: its header and the Use, Overview, Runs, Trace, Versions,
+ * Spec and Improve tabs (keys 1 to 7). With no harness selected it says how to get one.
  *
  * @module
  */
@@ -18,6 +18,7 @@ import { Runs } from "../tabs/runs.tsx";
 import { SpecTab } from "../tabs/spec.tsx";
 import { Trace } from "../tabs/trace.tsx";
 import { Versions } from "../tabs/versions.tsx";
+import { Use } from "../tabs/use.tsx";
 import { RUN_INPUT_ID } from "../components/run_panel.tsx";
 import { ForkBar } from "../components/forks.tsx";
 import type { HarnessDetail } from "../types.ts";
@@ -138,6 +139,8 @@ export function Workspace() {
 
 function TabBody(props: { tab: Tab; harness: HarnessDetail }) {
   switch (props.tab) {
+    case "use":
+      return <Use harness={props.harness} />;
     case "overview":
       return <Overview harness={props.harness} />;
     case "runs":

@@ -11,6 +11,7 @@ import type { Tool } from "../../tools/tool.ts";
 import type { CopilotContext } from "./tools/base.ts";
 import { forkTools } from "./tools/fork_tools.ts";
 import { harnessTools } from "./tools/harness_tools.ts";
+import { interfaceTools } from "./tools/interface_tools.ts";
 import { improveTools } from "./tools/improve_tools.ts";
 import { memoryTools } from "./tools/memory_tools.ts";
 import { runTools } from "./tools/run_tools.ts";
@@ -28,6 +29,7 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
     ...harnessTools(ctx),
     ...runTools(ctx),
     ...forkTools(ctx),
+    ...interfaceTools(ctx),
     ...improveTools(ctx),
     ...memoryTools(ctx),
   ];

@@ -1,0 +1,79 @@
+/**
+ * Verbs that ship a harness: `generate` writes its page, `package` its deployable archive (and
+ * `package --verify` checks one).
+ *
+ * @module
+ */
+
+import type { Command } from "commander";
+import { badInput } from "../../lib/errors.ts";
+import { generateInterface } from "../../lib/interface/generate.ts";
+import type { InterfaceInput } from "../../lib/interface/page.ts";
+import { createPackage, verifyPackage } from "../../lib/package/package.ts";
+import { type GlobalOptions, runVerb } from "../output.ts";
+
+const INPUTS = ["text", "url", "file"];
+
+/**
+ * Registers `generate` and `package`.
+ *
+ * @param program The root command.
+ */
+export function registerInterfaceCommands(program: Command): void {
+  program.command("generate")
+    .description(
+      "Write the harness's page, interfaces/default/index.html: one self-contained file a person can use",
+    )
+    .argument("<dir>", "the harness folder")
+    .option(
+      "--input <kind>",
+      "what the page asks for: text, url or file (default: interface.input)",
+    )
+    .option("--force", "replace an existing page")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((dir: string, o: GlobalOptions & { input?: string; force?: boolean }) =>
+      runVerb(o, async () => {
+        if (o.input !== undefined && !INPUTS.includes(o.input)) {
+          throw badInput(`--input must be text, url or file, got ${JSON.stringify(o.input)}`);
+        }
+        const r = await generateInterface(dir, {
+          ...(o.input ? { input: o.input as InterfaceInput } : {}),
+          force: !!o.force,
+        });
+        return {
+          data: r,
+          text:
+            `Wrote ${r.path} (${r.input} input, ${r.bytes} bytes). Preview it in the workbench's Use tab, or serve it with framework control-plane (GET /).`,
+        };
+      })
+    );
+
+  program.command("package")
+    .description(
+      "Write a deployable .tar.gz of the harness (no .framework, .env, traces or uploads), or check one with --verify",
+    )
+    .argument("[dir]", "the harness folder")
+    .option("--out <file>", "where to write it (default <id>-<version>.tar.gz here)")
+    .option("--verify <file>", "check every file of a package against its framework.lock.json")
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((dir: string | undefined, o: GlobalOptions & { out?: string; verify?: string }) =>
+      runVerb(o, async () => {
+        if (o.verify !== undefined) {
+          const lock = await verifyPackage(o.verify);
+          return {
+            data: { verified: true, ...lock },
+            text: `${o.verify}: ${lock.files.length} files match their hashes (${lock.id} ${
+              lock.spec_version.slice(0, 12)
+            })`,
+          };
+        }
+        if (dir === undefined) throw badInput("Give the harness folder, or --verify FILE");
+        const r = await createPackage(dir, o.out);
+        return {
+          data: { path: r.path, bytes: r.bytes, ...r.lock },
+          text:
+            `Wrote ${r.path}: ${r.lock.files.length} files, ${r.bytes} bytes. Deploy: see DEPLOY.md inside.`,
+        };
+      })
+    );
+}

@@ -1,0 +1,157 @@
+/**
+ * Use: the harness's generated page, previewed as a person would use it. The page runs in
+ * `<iframe sandbox="allow-scripts">` — an opaque origin, served with a CSP that lets it connect
+ * nowhere — and talks only to this tab's bridge by `postMessage`. The bridge runs only this
+ * harness, sends text and URLs as literal input, uploads a file into `workspace/uploads/` and runs
+ * with that path as `input_file`. The page never receives a token, a cookie or a framework object;
+ * its runs appear in Runs and Trace like any other.
+ *
+ * @module
+ */
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useAction } from "../action.ts";
+import { ApiError, callApi, jsonBody } from "../api.ts";
+import { bridgeRequest } from "../bridge.ts";
+import { Empty } from "../components/empty.tsx";
+import { Icon } from "../components/icons.tsx";
+import { paths } from "../paths.ts";
+import { useStore } from "../store.ts";
+import type { HarnessDetail, RunResult } from "../types.ts";
+
+/**
+ * The Use tab.
+ *
+ * @param props The harness.
+ * @returns The tab.
+ */
+export function Use(props: { harness: HarnessDetail }) {
+  const store = useStore();
+  const id = props.harness.id;
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [state, setState] = useState<"loading" | "missing" | "ready">("loading");
+  const [reload, setReload] = useState(0);
+  const [kind, setKind] = useState<string>(
+    ((props.harness.spec?.interface as { input?: string } | undefined)?.input) ?? "text",
+  );
+
+  useEffect(() => {
+    let live = true;
+    callApi<{ generated: boolean }>(store.fetcher, `${paths.interface(id)}/status`)
+      .then((s) => live && setState(s.generated ? "ready" : "missing"))
+      .catch(() => live && setState("missing"));
+    return () => {
+      live = false;
+    };
+  }, [id, reload]);
+
+  // The bridge: one listener, answering only this tab's frame.
+  useEffect(() => {
+    const onMessage = async (e: MessageEvent) => {
+      const win = frame.current?.contentWindow;
+      if (!win || e.source !== win) return;
+      const reply = (message: unknown) => win.postMessage(message, "*");
+      const request = bridgeRequest(e.data, id);
+      if ("error" in request) return reply({ type: "framework:error", error: request.error });
+      try {
+        let body: Record<string, string>;
+        if ("file" in request) {
+          const stored = await callApi<{ path: string }>(
+            store.fetcher,
+            `${paths.uploads(id)}?name=${encodeURIComponent(request.file.name)}`,
+            {
+              method: "POST",
+              headers: { "content-type": "application/octet-stream" },
+              body: request.file.bytes as BodyInit,
+            },
+          );
+          body = { input_file: stored.path };
+        } else {
+          body = { input: request.input };
+        }
+        const result = await callApi<RunResult>(
+          store.fetcher,
+          paths.runsOf(id),
+          jsonBody("POST", body),
+        );
+        store.cache.refresh(paths.runs(id));
+        reply({ type: "framework:result", result });
+      } catch (err) {
+        reply({
+          type: "framework:error",
+          error: err instanceof ApiError ? err.message : String(err),
+        });
+      }
+    };
+    addEventListener("message", onMessage);
+    return () => removeEventListener("message", onMessage);
+  }, [id]);
+
+  const [generate, generating] = useAction(async () => {
+    await callApi(
+      store.fetcher,
+      paths.interface(id),
+      jsonBody("POST", { input: kind, force: true }),
+    );
+    setReload((n) => n + 1);
+    store.notify("The page was written to interfaces/default/index.html.");
+  });
+
+  const controls = (
+    <div class="use-bar">
+      <label class="chip">
+        <span class="chip-label">Input</span>
+        <select
+          aria-label="What the page asks for"
+          value={kind}
+          onChange={(e) => setKind((e.target as HTMLSelectElement).value)}
+        >
+          <option value="text">text</option>
+          <option value="url">url</option>
+          <option value="file">file</option>
+        </select>
+      </label>
+      <button
+        type="button"
+        onClick={() => void generate()}
+        disabled={generating}
+        data-testid="generate"
+      >
+        <Icon name="refresh" /> {state === "ready" ? "Generate again" : "Generate the page"}
+      </button>
+      <span class="muted small">
+        The page runs sandboxed: it can only ask this tab to run {id}. Serve it with{" "}
+        <code>framework control-plane</code>, ship it with <code>framework package</code>.
+      </span>
+    </div>
+  );
+  if (state === "loading") return <div class="use">{controls}</div>;
+  if (state === "missing") {
+    return (
+      <div class="use">
+        {controls}
+        <Empty title="No page yet">
+          <p>
+            Generate a page a person can use to run this harness: one self-contained file,{" "}
+            <code>interfaces/default/index.html</code>.
+          </p>
+        </Empty>
+      </div>
+    );
+  }
+  return (
+    <div class="use">
+      {controls}
+      <iframe
+        key={reload}
+        ref={frame}
+        class="use-frame"
+        title={`The page of ${id}`}
+        src={`${paths.interface(id)}?v=${reload}`}
+        sandbox="allow-scripts"
+        referrerpolicy="no-referrer"
+        data-testid="use-frame"
+      />
+    </div>
+  );
+}
