@@ -33,6 +33,20 @@ export interface RunResult {
   /** Stable grouping key of a failed run, null for success. */
   failure_signature: string | null;
   parent_run_id?: string | null;
+  /** The hand-offs of this run to peers (absent when there were none). */
+  delegations?: Delegation[];
+  /** What those hand-offs cost; included in `cost_usd`. */
+  delegated_cost_usd?: number;
+}
+
+/** One hand-off of a run to a peer harness (CONTRACT.md "Delegation"). */
+export interface Delegation {
+  peer: string;
+  harness_id: string;
+  run_id: string;
+  status: RunStatus;
+  cost_usd: number;
+  turns: number;
 }
 
 /**

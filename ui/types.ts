@@ -56,6 +56,13 @@ export interface HarnessDetail {
   trusted: boolean;
   stats: HarnessStats;
   evolved: number;
+  peers: {
+    peer: string;
+    harness_id: string | null;
+    fitness: { success_rate: number | null; runs: number };
+    eligible: boolean;
+    reason: string | null;
+  }[];
 }
 
 /** `GET /api/harnesses/{id}/spec`. */

@@ -136,17 +136,23 @@ function codeVerdict(value: unknown): string | null {
  * @param spec The spec snapshot.
  * @param sandboxes Where code guardrails run.
  * @param defaultTimeoutS Time limit of code guardrails without `timeout_s`.
+ * @param costCapUsd A delegated run's cost cap, when it has one.
  * @returns The guardrails in spec order.
  */
 export function buildGuardrails(
   spec: HarnessSpec,
   sandboxes: SandboxPool,
   defaultTimeoutS: number,
+  costCapUsd?: number,
 ): Guardrail[] {
   const out: Guardrail[] = [];
   const limit = spec.limits?.max_cost_usd;
   if (limit !== undefined) {
     out.push({ ...builtin({ builtin: "max_cost", usd: limit }, "limits.max_cost_usd")! });
+  }
+  // A delegated run's cap, set by the run that handed it over.
+  if (costCapUsd !== undefined) {
+    out.push({ ...builtin({ builtin: "max_cost", usd: costCapUsd }, "delegation.cost_cap")! });
   }
   for (const raw of spec.guardrails ?? []) {
     const entry = raw as Entry;

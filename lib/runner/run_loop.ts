@@ -27,6 +27,8 @@ import { composeSystemPrompt } from "./prompt.ts";
 import type { RunResult, RunStatus, TextDelta } from "../run_types.ts";
 import { buildValidators } from "./validators.ts";
 import type { Replay } from "./replay.ts";
+import type { DelegationContext, Delegator } from "./delegation.ts";
+import type { Delegation } from "../run_types.ts";
 import { modelLabel, type RunControls } from "./controls.ts";
 import {
   callGate,
@@ -65,6 +67,12 @@ export interface LoopContext {
   controls: RunControls;
   /** A fork's resume: the parent's prefix, replayed before the run goes on live. */
   replay?: Replay | undefined;
+  /** Where the run stands in a chain of hand-offs. */
+  delegation: DelegationContext;
+  /** Hands a task to a peer (the run service's), when the run may delegate. */
+  delegator?: Delegator | undefined;
+  /** A delegated run's cost cap, set by the run that handed it over. */
+  costCapUsd?: number | undefined;
 }
 
 /** Why a run ended before a normal final answer. */
@@ -129,6 +137,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   let cost = 0;
   let toolCalls = 0;
   let output = "";
+  const delegations: Delegation[] = [];
+  let delegatedCost = 0;
   let status: RunStatus = "success";
   let reason: string[] = [];
   let message = "";
@@ -139,7 +149,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     for (const t of ctx.extraTools) toolset.tools.set(t.spec.name, t);
     const toolSpecs = [...toolset.tools.values()].map((t) => t.spec);
     let offered = modeTools(toolset.tools, mode);
-    const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s);
+    const guardrails = buildGuardrails(spec, sandboxes, limits.tool_timeout_s, ctx.costCapUsd);
     const validators = buildValidators(spec, sandboxes, limits.tool_timeout_s);
     const { replay } = ctx;
     if (replay) {
@@ -316,6 +326,37 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       return told;
     };
 
+    /** The `delegate` tool: hands the task over and adds what the child cost to this run's. */
+    const delegateFor = async (task: string, peer?: string): Promise<string> => {
+      const caps = [spec.limits?.max_cost_usd, ctx.costCapUsd].filter((x) => x !== undefined);
+      const outcome = await ctx.delegator!({
+        task,
+        ...(peer !== undefined ? { peer } : {}),
+        parent: {
+          run_id: ctx.run_id,
+          harness_id: spec.id,
+          dir: loaded.dir,
+          context: ctx.delegation,
+          remaining_usd: caps.length ? Math.max(0, Math.min(...caps) - cost) : undefined,
+        },
+        emit,
+        signal,
+      });
+      if (!outcome.delegated) throw new ToolError("declined", outcome.reason);
+      cost += outcome.delegation.cost_usd;
+      delegatedCost += outcome.delegation.cost_usd;
+      delegations.push(outcome.delegation);
+      return JSON.stringify({
+        peer: outcome.delegation.peer,
+        status: outcome.delegation.status,
+        output: outcome.output,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        cost_usd: outcome.delegation.cost_usd,
+        turns: outcome.delegation.turns,
+        run_id: outcome.delegation.run_id,
+      });
+    };
+
     while (true) {
       if (signal.aborted) throw signal.reason;
       await boundary();
@@ -397,6 +438,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
           limits.tool_timeout_s,
           signal,
           emit,
+          ctx.delegator ? delegateFor : undefined,
         );
         await hooks("after_tool_call", result.event.payload);
         pending.push(result.message);
@@ -447,6 +489,9 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     ...(status === "success" ? {} : { error: { reason: reason.join(":") || status, message } }),
     failure_signature: failureSignature(status, reason),
     parent_run_id: ctx.parentRunId,
+    ...(delegations.length
+      ? { delegations, delegated_cost_usd: Math.round(delegatedCost * 1e9) / 1e9 }
+      : {}),
   };
   try {
     if (journal.count() === 0) {
@@ -476,6 +521,7 @@ async function runToolCall(
   toolTimeoutS: number,
   signal: AbortSignal,
   emit: Emit,
+  delegate?: (task: string, peer?: string) => Promise<string>,
 ): Promise<{ message: Message; event: JournalEvent }> {
   emit("tool_call", { turn, id: call.id, name: call.name, arguments: call.arguments });
   const t0 = performance.now();
@@ -500,6 +546,7 @@ async function runToolCall(
         spec: ctx.loaded.spec,
         runId: ctx.run_id,
         signal,
+        ...(delegate ? { delegate } : {}),
         switchPlaybook: (name) => {
           ctx.controls.switchPlaybook(name, "model");
           return `Switching to the ${name} mode at the end of this turn, if its gates allow it.`;

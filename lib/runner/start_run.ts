@@ -29,6 +29,7 @@ import { createEventStream, type EventStream } from "./event_stream.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { createRunControls, type RunControls } from "./controls.ts";
 import type { Replay } from "./replay.ts";
+import type { DelegationContext, Delegator } from "./delegation.ts";
 import { runLoop } from "./run_loop.ts";
 import type { RunResult, TextDelta } from "../run_types.ts";
 
@@ -72,6 +73,12 @@ export interface RunOptions {
   evaluation?: { eval_id: string; live: boolean };
   /** A temporary copy of a harness (an evaluation of another version): not put in the catalog. */
   uncatalogued?: boolean;
+  /** Where the run stands in a chain of hand-offs (default: a root run). */
+  delegation?: DelegationContext;
+  /** Hands a task to a peer (the run service gives it to runs of harnesses with peers). */
+  delegator?: Delegator;
+  /** A delegated run's cost cap. */
+  costCapUsd?: number;
 }
 
 /** A started run. */
@@ -241,6 +248,9 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     onText: options.onText,
     controls,
     replay: options.replay,
+    delegation: options.delegation ?? { depth: 0, chain: [spec.id] },
+    delegator: options.delegator,
+    costCapUsd: options.costCapUsd,
   }).then((r) => {
     runSignal.dispose();
     try {

@@ -17,6 +17,8 @@ import { launchRun, prepareRun, type RunHandle, type RunOptions } from "../runne
 import { loadSpecCached } from "../spec/spec_cache.ts";
 import type { TrustedFolder } from "../trust/gate.ts";
 import { type RunFrame, runTail } from "./frames.ts";
+import { createDelegator } from "./delegation.ts";
+import type { Delegator } from "../runner/delegation.ts";
 import type { RunGate } from "./gate.ts";
 
 /** A shell's run service. */
@@ -77,17 +79,23 @@ export interface RunServiceOptions {
 export function createRunService(options: RunServiceOptions = {}): RunService {
   const shutdown = new AbortController();
   const mine = new Set<RunHandle>();
-  return {
+  // Runs of harnesses with peers hand tasks over through this same service.
+  const delegator = (): Delegator => createDelegator(service);
+  const service: RunService = {
     async submit(harness, body, submitOptions = {}) {
       const request = readRequest(RUN_REQUEST, body);
       const dir = typeof harness === "string" ? harness : harness.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
       let prepared;
       try {
+        const spec = submitOptions.spec ?? await loadSpecCached(dir);
         prepared = await prepareRun(dir, request, {
           ...submitOptions,
+          ...(spec.spec.delegation?.peers?.length && !submitOptions.delegator
+            ? { delegator: delegator() }
+            : {}),
           // A snapshot of the spec, parsed once per change of the file.
-          spec: submitOptions.spec ?? await loadSpecCached(dir),
+          spec,
           ...(typeof harness === "string" ? {} : { trusted: harness }),
           signal: stop.signal,
         });
@@ -151,6 +159,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       await Promise.allSettled(runs.map((r) => r.result));
     },
   };
+  return service;
 }
 
 /**

@@ -46,6 +46,11 @@ export const BUILTINS: Readonly<Record<EntryKind, Readonly<Record<string, Builti
       description: "Return the full instructions of one of the harness's skills by name.",
       options: {},
     },
+    delegate: {
+      description:
+        "Hand a task to a peer harness (the fittest eligible one, or the one named) and get its result.",
+      options: {},
+    },
     switch_playbook: {
       description:
         "Switch to another playbook (mode) of the harness at the end of this turn; the modes' gates decide.",

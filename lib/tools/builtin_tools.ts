@@ -206,6 +206,35 @@ function switchPlaybook(): BuiltinTool {
   };
 }
 
+function delegate(): BuiltinTool {
+  return {
+    source: "builtin",
+    // The child run is bounded by its own limits and cost cap, not by the tool's time limit.
+    timeout_s: 24 * 3600,
+    spec: {
+      name: "delegate",
+      description: BUILTINS.tool.delegate!.description,
+      parameters: {
+        type: "object",
+        properties: {
+          task: { type: "string", description: "What the peer should do, on its own" },
+          peer: { type: "string", description: "A peer's name (default: the fittest eligible)" },
+        },
+        required: ["task"],
+        additionalProperties: false,
+      },
+    },
+    async run(args, ctx) {
+      const task = stringArg(args, "task");
+      const peer = args.peer === undefined ? undefined : stringArg(args, "peer");
+      if (!ctx.delegate) {
+        throw new ToolError("unavailable", "This harness has no peers to delegate to");
+      }
+      return await ctx.delegate(task, peer);
+    },
+  };
+}
+
 /** Factories of the builtin tools by name. */
 export const BUILTIN_TOOLS: Readonly<
   Record<string, (options: Record<string, unknown>) => BuiltinTool>
@@ -215,4 +244,5 @@ export const BUILTIN_TOOLS: Readonly<
   list_files: listFiles,
   load_skill: loadSkill,
   switch_playbook: switchPlaybook,
+  delegate,
 };

@@ -25,6 +25,8 @@ export interface ToolContext {
    * the model is told. Absent outside a run's loop.
    */
   switchPlaybook?: (name: string) => string;
+  /** Hands a task to a peer harness (the `delegate` tool); answers the text the model reads. */
+  delegate?: (task: string, peer?: string) => Promise<string>;
 }
 
 /** A runnable tool. */

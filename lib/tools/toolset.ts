@@ -1,6 +1,6 @@
 /**
  * The tools of a run: the spec's `tools` entries (builtins and sandboxed code), plus `load_skill` when
- * the harness has skills.
+ * the harness has skills, and `delegate` when it has peers.
  *
  * @module
  */
@@ -76,6 +76,9 @@ export async function buildToolset(
     } catch (err) {
       problems.push({ name, message: (err as Error).message });
     }
+  }
+  if (spec.delegation?.peers?.length && !tools.has("delegate")) {
+    tools.set("delegate", BUILTIN_TOOLS.delegate!({}));
   }
   if (spec.skills?.length && !tools.has("load_skill")) {
     tools.set("load_skill", BUILTIN_TOOLS.load_skill!({}));

@@ -10,6 +10,7 @@ import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { ownerOfId } from "../spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
+import { checkPeers } from "./check_peers.ts";
 import { positionOf, sortIssues, type SpecIssue } from "../spec/issues.ts";
 import { checkHarness, specIsValid } from "../spec/load.ts";
 import { evalSetIssues } from "../spec/eval_sets.ts";
@@ -79,7 +80,19 @@ export async function validateHarness(
         ...positionOf(
           parsed.doc,
           parsed.lineCounter,
-          p.path.split(".").map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+          segments(p.path),
+        ),
+      });
+    }
+  }
+  if (parsed.spec) {
+    for (const p of await checkPeers(dir, parsed.spec)) {
+      issues.push({
+        ...p,
+        ...positionOf(
+          parsed.doc,
+          parsed.lineCounter,
+          segments(p.path),
         ),
       });
     }
@@ -103,4 +116,9 @@ function idOwnerElsewhere(dir: string, id: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A dotted path's segments, list indexes as numbers (for YAML positions). */
+function segments(path: string): (string | number)[] {
+  return path.split(".").map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }

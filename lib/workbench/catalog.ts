@@ -7,6 +7,7 @@
  * @module
  */
 
+import { type Candidate, considerPeers } from "../runs/delegation.ts";
 import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { join, resolve, sep } from "node:path";
 import { SPEC_FILE_NAME, specPath, STATE_DIR_NAME } from "../paths.ts";
@@ -265,6 +266,8 @@ export interface HarnessDetail {
   trusted: boolean;
   stats: HarnessStats;
   evolved: number;
+  /** Its delegation peers with their fitness and whether they may take a task now. */
+  peers: Omit<Candidate, "dir">[];
 }
 
 /**
@@ -286,5 +289,12 @@ export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail
     trusted: !!(await trustedEntryFor(ref.dir)),
     stats: harnessStats(db, ref),
     evolved: evolvedCount(db, ref),
+    peers: specIsValid(parsed) && parsed.spec.delegation?.peers?.length
+      ? (await considerPeers(db, parsed.spec, ref.dir, {
+        depth: 0,
+        chain: [id],
+        remaining_usd: undefined,
+      })).candidates.map(({ dir: _dir, ...c }) => c)
+      : [],
   };
 }

@@ -115,6 +115,7 @@ Deno.test("parseSpecText() accepts every builtin with its options", () => {
       list_files: {},
       load_skill: {},
       switch_playbook: {},
+      delegate: {},
     },
     guardrail: {
       max_cost: { usd: 1 },

@@ -64,6 +64,7 @@ const HELLO: HarnessDetail = {
   spec_version: "a".repeat(64),
   valid: true,
   trusted: false,
+  peers: [],
   evolved: 0,
   stats: {
     harness_id: "hello",

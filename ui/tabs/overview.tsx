@@ -149,6 +149,22 @@ export function Overview(props: { harness: HarnessDetail }) {
             </p>
           </Empty>
         )}
+      {h.peers.length
+        ? (
+          <section class="peers" data-testid="peers">
+            <h3 class="detail-title">Peers it may delegate to</h3>
+            <ul>
+              {h.peers.map((p) => (
+                <li key={p.peer} data-peer={p.peer}>
+                  <strong>{p.peer}</strong> {formatPercent(p.fitness.success_rate)} over{" "}
+                  {p.fitness.runs} runs
+                  {p.eligible ? "" : <span class="muted small">· {p.reason}</span>}
+                </li>
+              ))}
+            </ul>
+          </section>
+        )
+        : null}
     </div>
   );
 }

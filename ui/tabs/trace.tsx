@@ -23,6 +23,7 @@ import { useApi, useStore } from "../store.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
 import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
+import { DelegationPanel } from "../components/delegation.tsx";
 import type {
   FoldedContext,
   HarnessDetail,
@@ -65,6 +66,14 @@ export const CONTROL_TYPES = [
   "playbook_refused",
   "system_changed",
   "run_stopped",
+];
+
+/** The journal events of hand-offs to peers: the filters' "Delegation" group. */
+export const DELEGATION_TYPES = [
+  "delegation_considered",
+  "delegation_started",
+  "delegation_finished",
+  "delegation_declined",
 ];
 
 /** A live run's mode and model: as loaded, then as its control events say. */
@@ -228,6 +237,13 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     ? null
     : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
   const controlTypes = CONTROL_TYPES.filter((t) => counts.has(t));
+  const delegationTypes = DELEGATION_TYPES.filter((t) => counts.has(t));
+  const delegationOn = delegationTypes.length > 0 && delegationTypes.every((t) => types?.has(t));
+  const toggleDelegation = () => {
+    const next = new Set(types ?? []);
+    for (const t of delegationTypes) delegationOn ? next.delete(t) : next.add(t);
+    store.navigate(withRoute(route, { query: { types: [...next].join(",") } }), { replace: true });
+  };
   const controlsOn = controlTypes.length > 0 && controlTypes.every((t) => types?.has(t));
   const toggleControls = () => {
     const next = new Set(types ?? []);
@@ -272,6 +288,18 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           <span class="kv">
             <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
           </span>
+          {counts.has("delegation_started")
+            ? (
+              <span class="kv" data-testid="delegation-stat">
+                <span>delegated</span> {counts.get("delegation_started")} · {formatCost(
+                  events.filter((e) => e.type === "delegation_finished").reduce(
+                    (n, e) => n + Number(e.payload.cost_usd ?? 0),
+                    0,
+                  ),
+                )}
+              </span>
+            )
+            : null}
         </div>
       </div>
 
@@ -279,6 +307,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
       {live || counts.has("steering_delivered")
         ? <SteerBox runId={run.run_id} live={!!live} />
         : null}
+      <DelegationPanel events={events} totalCost={run.cost_usd} />
       <LineagePanel runId={run.run_id} live={trace.live} />
       <Integrity trace={trace} />
       {run.failure_signature
@@ -300,6 +329,23 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         >
           all <span class="count">{events.length}</span>
         </button>
+        {delegationTypes.length
+          ? (
+            <button
+              type="button"
+              class={delegationOn ? "filter active filter-group" : "filter filter-group"}
+              aria-pressed={delegationOn}
+              data-group="delegation"
+              title={`Hand-offs to peers: ${delegationTypes.join(", ")}`}
+              onClick={toggleDelegation}
+            >
+              Delegation{" "}
+              <span class="count">
+                {delegationTypes.reduce((n, t) => n + (counts.get(t) ?? 0), 0)}
+              </span>
+            </button>
+          )
+          : null}
         {controlTypes.length
           ? (
             <button
@@ -564,6 +610,14 @@ export function summary(e: JournalEvent): string {
       return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
         formatDuration(p.duration_ms as number)
       }`;
+    case "delegation_considered":
+      return `${(p.candidates as unknown[] | undefined)?.length ?? 0} peers · depth ${p.depth}`;
+    case "delegation_started":
+      return `→ ${p.peer} (${shortId(String(p.child_run_id))})`;
+    case "delegation_finished":
+      return `${p.peer} ${p.status} · ${formatCost(p.cost_usd as number)} · ${p.turns} turns`;
+    case "delegation_declined":
+      return `declined: ${oneLine(p.reason, 90)}`;
     case "fork_resumed":
       return `re-enters ${shortId(String(p.parent_run_id))} at seq ${p.at}`;
     case "replayed":
