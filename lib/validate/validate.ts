@@ -71,31 +71,16 @@ export async function validateHarness(
       ...positionOf(parsed.doc, parsed.lineCounter, path),
     });
   }
+  /** Where a dotted path is in the file. */
+  const at = (path: string) => positionOf(parsed.doc, parsed.lineCounter, segments(path));
   const sofar = { spec: parsed.spec, issues };
   if (specIsValid(sofar) && options.code !== false) {
     const trusted = !!(await trustedEntryFor(dir));
-    for (const p of await checkCodeRefs(dir, sofar.spec, trusted)) {
-      issues.push({
-        ...p,
-        ...positionOf(
-          parsed.doc,
-          parsed.lineCounter,
-          segments(p.path),
-        ),
-      });
-    }
+    const found = await checkCodeRefs(dir, sofar.spec, trusted);
+    for (const p of found) issues.push({ ...p, ...at(p.path) });
   }
   if (parsed.spec) {
-    for (const p of await checkPeers(dir, parsed.spec)) {
-      issues.push({
-        ...p,
-        ...positionOf(
-          parsed.doc,
-          parsed.lineCounter,
-          segments(p.path),
-        ),
-      });
-    }
+    for (const p of await checkPeers(dir, parsed.spec)) issues.push({ ...p, ...at(p.path) });
   }
   // Eval sets are part of the harness: a broken one is an error like a broken field.
   issues.push(...await evalSetIssues(dir));

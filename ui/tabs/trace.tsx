@@ -68,6 +68,34 @@ export const CONTROL_TYPES = [
   "run_stopped",
 ];
 
+/** A filter over a group of event types (nothing when the run has none of them). */
+function FilterGroup(
+  props: {
+    name: string;
+    group: string;
+    title: string;
+    types: string[];
+    counts: Map<string, number>;
+    on: boolean;
+    onToggle: () => void;
+  },
+) {
+  if (!props.types.length) return null;
+  return (
+    <button
+      type="button"
+      class={props.on ? "filter active filter-group" : "filter filter-group"}
+      aria-pressed={props.on}
+      data-group={props.group}
+      title={`${props.title}: ${props.types.join(", ")}`}
+      onClick={props.onToggle}
+    >
+      {props.name}{" "}
+      <span class="count">{props.types.reduce((n, t) => n + (props.counts.get(t) ?? 0), 0)}</span>
+    </button>
+  );
+}
+
 /** The journal events of hand-offs to peers: the filters' "Delegation" group. */
 export const DELEGATION_TYPES = [
   "delegation_considered",
@@ -329,40 +357,24 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         >
           all <span class="count">{events.length}</span>
         </button>
-        {delegationTypes.length
-          ? (
-            <button
-              type="button"
-              class={delegationOn ? "filter active filter-group" : "filter filter-group"}
-              aria-pressed={delegationOn}
-              data-group="delegation"
-              title={`Hand-offs to peers: ${delegationTypes.join(", ")}`}
-              onClick={toggleDelegation}
-            >
-              Delegation{" "}
-              <span class="count">
-                {delegationTypes.reduce((n, t) => n + (counts.get(t) ?? 0), 0)}
-              </span>
-            </button>
-          )
-          : null}
-        {controlTypes.length
-          ? (
-            <button
-              type="button"
-              class={controlsOn ? "filter active filter-group" : "filter filter-group"}
-              aria-pressed={controlsOn}
-              data-group="controls"
-              title={`Steering, model and mode changes, stops: ${controlTypes.join(", ")}`}
-              onClick={toggleControls}
-            >
-              Controls{" "}
-              <span class="count">
-                {controlTypes.reduce((n, t) => n + (counts.get(t) ?? 0), 0)}
-              </span>
-            </button>
-          )
-          : null}
+        <FilterGroup
+          name="Delegation"
+          group="delegation"
+          title="Hand-offs to peers"
+          types={delegationTypes}
+          counts={counts}
+          on={delegationOn}
+          onToggle={toggleDelegation}
+        />
+        <FilterGroup
+          name="Controls"
+          group="controls"
+          title="Steering, model and mode changes, stops"
+          types={controlTypes}
+          counts={counts}
+          on={controlsOn}
+          onToggle={toggleControls}
+        />
         {[...counts].map(([type, n]) => (
           <button
             key={type}
