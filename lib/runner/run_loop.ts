@@ -184,6 +184,14 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     for (const p of toolset.problems) {
       emit("warning", { code: "tool_unavailable", tool: p.name, message: p.message });
     }
+    for (const s of spec.mcp_servers ?? []) {
+      emit("warning", {
+        code: "mcp_unsupported",
+        server: s.name,
+        message:
+          `MCP server ${s.name} was not started: MCP servers are not run by this version yet`,
+      });
+    }
     await hooks("run_start", started.payload);
 
     const guard = async (state: Omit<GuardState, "input" | "cost_usd" | "tool_calls" | "turn">) => {

@@ -15,7 +15,7 @@ export interface SpecWarning {
 
 /**
  * Finds likely mistakes in a valid spec: tool names referenced by `allow_tools` or a playbook that no
- * tool entry provides.
+ * tool entry provides, and settings this version accepts but does not act on yet (`mcp_servers`).
  *
  * @param spec A valid spec.
  * @returns The warnings.
@@ -24,6 +24,7 @@ export function specWarnings(spec: HarnessSpec): SpecWarning[] {
   const warnings: SpecWarning[] = [];
   const tools = new Set((spec.tools ?? []).map(entryName).filter((n): n is string => !!n));
   if (spec.skills?.length) tools.add("load_skill");
+  if (spec.delegation?.peers?.length) tools.add("delegate");
   const known = [...tools];
   spec.guardrails?.forEach((g, i) => {
     const e = g as Record<string, unknown>;
@@ -49,6 +50,14 @@ export function specWarnings(spec: HarnessSpec): SpecWarning[] {
           }, which no tool entry provides`,
         });
       }
+    });
+  });
+  spec.mcp_servers?.forEach((s, i) => {
+    warnings.push({
+      path: ["mcp_servers", i],
+      message: `MCP server ${
+        JSON.stringify(s.name)
+      } is not started: this version of the framework does not run MCP servers yet, so its tools are not offered`,
     });
   });
   return warnings;
