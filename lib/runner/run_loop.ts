@@ -29,6 +29,7 @@ import { buildValidators } from "./validators.ts";
 import type { Replay } from "./replay.ts";
 import type { DelegationContext, Delegator } from "./delegation.ts";
 import type { Delegation } from "../run_types.ts";
+import { connectMcpServers, McpServerError, type McpTools } from "../tools/mcp.ts";
 import { modelLabel, type RunControls } from "./controls.ts";
 import {
   callGate,
@@ -73,6 +74,8 @@ export interface LoopContext {
   delegator?: Delegator | undefined;
   /** A delegated run's cost cap, set by the run that handed it over. */
   costCapUsd?: number | undefined;
+  /** Whether the folder is trusted (MCP stdio servers start only then). */
+  trusted: boolean;
 }
 
 /** Why a run ended before a normal final answer. */
@@ -143,9 +146,18 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   let reason: string[] = [];
   let message = "";
   const hooks = buildHooks(spec, sandboxes, limits.tool_timeout_s, emit);
+  let mcp: McpTools | undefined;
 
   try {
     const toolset = await buildToolset(spec, sandboxes, limits.tool_timeout_s);
+    if (spec.mcp_servers?.length) {
+      mcp = await connectMcpServers(spec, loaded.dir, {
+        trusted: ctx.trusted,
+        defaultTimeoutS: limits.tool_timeout_s,
+      });
+      for (const t of mcp.tools) toolset.tools.set(t.spec.name, t);
+    }
+    const mcpProblems = mcp?.problems ?? [];
     for (const t of ctx.extraTools) toolset.tools.set(t.spec.name, t);
     const toolSpecs = [...toolset.tools.values()].map((t) => t.spec);
     let offered = modeTools(toolset.tools, mode);
@@ -184,13 +196,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     for (const p of toolset.problems) {
       emit("warning", { code: "tool_unavailable", tool: p.name, message: p.message });
     }
-    for (const s of spec.mcp_servers ?? []) {
-      emit("warning", {
-        code: "mcp_unsupported",
-        server: s.name,
-        message:
-          `MCP server ${s.name} was not started: MCP servers are not run by this version yet`,
-      });
+    for (const p of mcpProblems) {
+      emit("warning", { code: "mcp_unavailable", tool: p.name, message: p.message });
     }
     await hooks("run_start", started.payload);
 
@@ -517,6 +524,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     runSignal.dispose();
     journal.close();
     await sandboxes.close();
+    await mcp?.close();
   }
   return result;
 }
@@ -531,9 +539,10 @@ async function runToolCall(
   emit: Emit,
   delegate?: (task: string, peer?: string) => Promise<string>,
 ): Promise<{ message: Message; event: JournalEvent }> {
-  emit("tool_call", { turn, id: call.id, name: call.name, arguments: call.arguments });
-  const t0 = performance.now();
   const tool = tools.get(call.name);
+  const origin = tool?.source === "mcp" ? { source: "mcp", server: tool.server } : {};
+  emit("tool_call", { turn, id: call.id, name: call.name, arguments: call.arguments, ...origin });
+  const t0 = performance.now();
   let content: string;
   let logs: string[] | undefined;
   let error: { code: string; message: string } | undefined;
@@ -577,6 +586,7 @@ async function runToolCall(
     turn,
     id: call.id,
     name: call.name,
+    ...origin,
     ok: !error,
     ...(error ? { error } : { content }),
     ...(logs?.length ? { logs } : {}),
@@ -602,6 +612,9 @@ function classify(
 ): { status: RunStatus; reason: string[]; message: string } {
   if (err instanceof RunStop) {
     return { status: err.status, reason: err.reason, message: err.message };
+  }
+  if (err instanceof McpServerError) {
+    return { status: "error", reason: ["mcp", err.server], message: err.message };
   }
   if (external?.aborted && !timeout.aborted) {
     return { status: "error", reason: ["stopped"], message: "The run was stopped" };

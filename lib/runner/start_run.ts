@@ -153,6 +153,8 @@ export interface PreparedRun {
   inputText: string;
   input_file: string | undefined;
   options: RunOptions;
+  /** Whether the folder is trusted. */
+  trusted: boolean;
 }
 
 /**
@@ -175,20 +177,19 @@ export async function prepareRun(
   const spec = loaded.spec;
   const traceDir = await checkTraceDir(loaded.dir, spec.logging?.trace_dir);
   const { text, input_file } = await resolveInput(loaded, input, traceDir);
-  const refs = codeRefsOf(spec);
-  if (
-    refs.length && !vouchesFor(options.trusted, loaded.dir) && !(await trustedEntryFor(loaded.dir))
-  ) {
+  // Code refs and MCP servers started as processes are code this machine would run.
+  const code = codeRefsOf(spec)[0]?.ref ??
+    spec.mcp_servers?.find((s) => s.command)?.command;
+  const trusted = vouchesFor(options.trusted, loaded.dir) || !!(await trustedEntryFor(loaded.dir));
+  if (code !== undefined && !trusted) {
     throw new FrameworkError(
       "untrusted",
-      `The harness ${JSON.stringify(spec.id)} runs code (${
-        refs[0]!.ref
-      }) but its folder is not trusted: ` +
+      `The harness ${JSON.stringify(spec.id)} runs code (${code}) but its folder is not trusted: ` +
         `trust it with \`framework trust ${loaded.dir}\` or pass --approve`,
       { dir: loaded.dir },
     );
   }
-  return { run_id, loaded, traceDir, inputText: text, input_file, options };
+  return { run_id, loaded, traceDir, inputText: text, input_file, options, trusted };
 }
 
 /**
@@ -249,6 +250,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     controls,
     replay: options.replay,
     delegation: options.delegation ?? { depth: 0, chain: [spec.id] },
+    trusted: prepared.trusted,
     delegator: options.delegator,
     costCapUsd: options.costCapUsd,
   }).then((r) => {

@@ -215,6 +215,11 @@ const mcpServerSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().optional(),
   url: z.url().optional(),
+  tools: z.array(z.string()).optional()
+    .describe("Allow-list: only these tools of the server are offered (default: all)"),
+  timeout_s: z.number().positive().optional().describe("Time limit of one call"),
+  optional: z.boolean().optional()
+    .describe("When the server cannot start, warn and run without it (default: the run fails)"),
 }).superRefine((s, ctx) => {
   if (!!s.command === !!s.url) {
     ctx.addIssue({

@@ -15,7 +15,7 @@ export interface SpecWarning {
 
 /**
  * Finds likely mistakes in a valid spec: tool names referenced by `allow_tools` or a playbook that no
- * tool entry provides, and settings this version accepts but does not act on yet (`mcp_servers`).
+ * tool entry provides.
  *
  * @param spec A valid spec.
  * @returns The warnings.
@@ -50,14 +50,6 @@ export function specWarnings(spec: HarnessSpec): SpecWarning[] {
           }, which no tool entry provides`,
         });
       }
-    });
-  });
-  spec.mcp_servers?.forEach((s, i) => {
-    warnings.push({
-      path: ["mcp_servers", i],
-      message: `MCP server ${
-        JSON.stringify(s.name)
-      } is not started: this version of the framework does not run MCP servers yet, so its tools are not offered`,
     });
   });
   return warnings;

@@ -32,8 +32,10 @@ export interface ToolContext {
 /** A runnable tool. */
 export interface Tool {
   spec: ToolSpec;
-  /** Where it comes from: `builtin` or `code`. */
+  /** Where it comes from: `builtin`, `code` or `mcp`. */
   source: "builtin" | "code" | "mcp";
+  /** The MCP server it belongs to. */
+  server?: string;
   /** Its own time limit in seconds, when it has one (else `limits.tool_timeout_s`). */
   timeout_s?: number;
   /** Runs a call and returns the text the model sees (code tools add their console lines). */

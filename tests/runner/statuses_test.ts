@@ -14,7 +14,6 @@ import type { RunResult } from "../../lib/run_types.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
-import { validateHarness } from "../../lib/validate/validate.ts";
 
 const PRICING = { input_per_mtok: 3, output_per_mtok: 15 };
 
@@ -244,26 +243,4 @@ Deno.test("startRun() error: a provider failure without retries ends the run", a
     "model_call",
     "run_finished",
   ]);
-});
-
-Deno.test("mcp_servers: accepted, but said plainly not to run yet (validate warns, the run journals it)", async () => {
-  await using _home = await tempHome();
-  await using root = await tempDir();
-  const dir = await writeHarness(root.path, "with-mcp", {
-    model: scripted([{ text: "ok" }]),
-    mcp_servers: [{ name: "files", command: "npx", args: ["-y", "some-mcp-server"] }],
-  });
-  const v = await validateHarness(dir);
-  assert.equal(v.valid, true);
-  const warning = v.issues.find((i) => i.path === "mcp_servers.0")!;
-  assert.equal(warning.severity, "warning");
-  assert.match(
-    warning.message,
-    /not started: this version of the framework does not run MCP servers/,
-  );
-  const run = await startRun(dir, { input: "hi" });
-  assert.equal((await run.result).status, "success");
-  const events = parseJournal(await Deno.readFile(run.trace_path));
-  const journalled = events.find((e) => e.type === "warning")!.payload;
-  assert.deepEqual([journalled.code, journalled.server], ["mcp_unsupported", "files"]);
 });

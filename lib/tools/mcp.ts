@@ -1,0 +1,174 @@
+/**
+ * Tools from MCP servers (`mcp_servers`): each server is started for the run (stdio, with only `PATH`
+ * and its own `env`, in a folder inside the harness) or reached (Streamable HTTP), its tools listed at
+ * run start and offered as `<server>__<tool>` with their JSON Schemas — only those in its allow-list
+ * when it has one — each call bounded by a time limit. A server that cannot start or list is a run
+ * error naming it, or with `optional: true` a warning and the run goes on without it. Every server is
+ * stopped when the run ends, whatever ended it. Stdio servers are code: an untrusted folder starts
+ * none.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { resolveSafePath } from "../fs/safe_path.ts";
+import type { HarnessSpec } from "../spec/schema.ts";
+import { stdioTransport } from "./mcp_stdio.ts";
+import { type Tool, ToolError } from "./tool.ts";
+import type { ToolProblem } from "./toolset.ts";
+
+/** A server that could not start or list its tools, and the run cannot go on without it. */
+export class McpServerError extends Error {
+  /**
+   * @param server The server's name.
+   * @param message What went wrong.
+   */
+  constructor(readonly server: string, message: string) {
+    super(message);
+    this.name = "McpServerError";
+  }
+}
+
+/** The MCP tools of a run and a way to stop every server. */
+export interface McpTools {
+  tools: Tool[];
+  problems: ToolProblem[];
+  close(): Promise<void>;
+}
+
+type ServerSpec = NonNullable<HarnessSpec["mcp_servers"]>[number];
+
+/** How long a server may take to start and list its tools. */
+const START_TIMEOUT_MS = 30_000;
+
+function text(content: unknown): string {
+  if (!Array.isArray(content)) return JSON.stringify(content ?? "");
+  return content.map((c) =>
+    c && typeof c === "object" && (c as { type?: string }).type === "text"
+      ? String((c as { text?: unknown }).text ?? "")
+      : JSON.stringify(c)
+  ).join("\n");
+}
+
+async function connect(
+  s: ServerSpec,
+  harnessDir: string,
+): Promise<{ client: Client; transport: Transport & { stderrTail?(): string } }> {
+  let transport: Transport & { stderrTail?(): string };
+  if (s.command) {
+    const cwd = s.cwd ? (await resolveSafePath(harnessDir, s.cwd)).absolute : harnessDir;
+    transport = stdioTransport({
+      command: s.command,
+      args: s.args ?? [],
+      env: { PATH: Deno.env.get("PATH") ?? "", ...(s.env ?? {}) },
+      cwd,
+    });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(s.url!));
+  }
+  const client = new Client({ name: "framework", version: "1" });
+  await client.connect(transport, { timeout: START_TIMEOUT_MS });
+  return { client, transport };
+}
+
+/**
+ * Starts (or reaches) the servers of a spec and lists their tools.
+ *
+ * @param spec The spec snapshot.
+ * @param harnessDir The harness folder.
+ * @param options Whether the folder is trusted (stdio servers need it) and the default call limit.
+ * @returns The tools, the problems of optional servers, and `close`.
+ * @throws {McpServerError} For a server the run needs that cannot start or list.
+ */
+export async function connectMcpServers(
+  spec: HarnessSpec,
+  harnessDir: string,
+  options: { trusted: boolean; defaultTimeoutS: number },
+): Promise<McpTools> {
+  const clients: Client[] = [];
+  const tools: Tool[] = [];
+  const problems: ToolProblem[] = [];
+  const close = async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+  };
+  try {
+    for (const s of spec.mcp_servers ?? []) {
+      const fail = (message: string) => {
+        if (s.optional) problems.push({ name: s.name, message });
+        else throw new McpServerError(s.name, message);
+      };
+      if (s.command && !options.trusted) {
+        fail(`MCP server ${s.name} was not started: the harness folder is not trusted`);
+        continue;
+      }
+      let connected;
+      try {
+        connected = await connect(s, harnessDir);
+      } catch (err) {
+        fail(`MCP server ${s.name} did not start: ${(err as Error).message}`);
+        continue;
+      }
+      clients.push(connected.client);
+      let listed: { name: string; description?: string; inputSchema: unknown }[];
+      try {
+        listed = (await connected.client.listTools(undefined, { timeout: START_TIMEOUT_MS })).tools;
+      } catch (err) {
+        const stderr = connected.transport.stderrTail?.();
+        fail(
+          `MCP server ${s.name} did not list its tools: ${(err as Error).message}${
+            stderr ? ` (${stderr.split("\n").slice(-2).join(" ")})` : ""
+          }`,
+        );
+        continue;
+      }
+      const allowed = s.tools ? new Set(s.tools) : undefined;
+      for (const name of s.tools ?? []) {
+        if (!listed.some((t) => t.name === name)) {
+          problems.push({
+            name: `${s.name}__${name}`,
+            message: `MCP server ${s.name} has no tool ${name}`,
+          });
+        }
+      }
+      const timeoutMs = (s.timeout_s ?? options.defaultTimeoutS) * 1000;
+      for (const t of listed) {
+        if (allowed && !allowed.has(t.name)) continue;
+        const client = connected.client;
+        tools.push({
+          source: "mcp",
+          server: s.name,
+          timeout_s: timeoutMs / 1000,
+          spec: {
+            name: `${s.name}__${t.name}`,
+            description: t.description ?? `${t.name} (MCP server ${s.name})`,
+            parameters: (t.inputSchema as Record<string, unknown>) ?? { type: "object" },
+          },
+          async run(args, ctx) {
+            let result;
+            try {
+              result = await client.callTool({ name: t.name, arguments: args }, undefined, {
+                timeout: timeoutMs,
+                signal: ctx.signal,
+              });
+            } catch (err) {
+              const message = (err as Error).message;
+              throw new ToolError(
+                /timed out|timeout/i.test(message) ? "timeout" : "failed",
+                `MCP ${s.name}/${t.name}: ${message}`,
+              );
+            }
+            const out = text(result.content);
+            if (result.isError) throw new ToolError("mcp_error", out || `${t.name} failed`);
+            return out;
+          },
+        });
+      }
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { tools, problems, close };
+}
