@@ -22,6 +22,7 @@ import { registerRunCommands } from "./cli/commands/run_commands.ts";
 import { registerForkCommands } from "./cli/commands/fork_commands.ts";
 import { registerEvalCommands } from "./cli/commands/eval_commands.ts";
 import { registerInterfaceCommands } from "./cli/commands/interface_commands.ts";
+import { registerMcpCommands } from "./cli/commands/mcp_commands.ts";
 import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
 import { registerTrustCommand } from "./cli/commands/trust_command.ts";
 import { reportError, writeOut } from "./cli/output.ts";
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerForkCommands(program);
   registerEvalCommands(program);
   registerInterfaceCommands(program);
+  registerMcpCommands(program);
   registerKeysCommands(program);
   registerControlPlaneCommand(program);
   registerEvolveCommands(program);

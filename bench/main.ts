@@ -17,6 +17,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   controls: () => import("./controls_bench.ts"),
   forks: () => import("./forks_bench.ts"),
   evals: () => import("./evals_bench.ts"),
+  mcp: () => import("./mcp_bench.ts"),
 };
 
 const wanted = Deno.args.length

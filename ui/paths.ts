@@ -47,6 +47,7 @@ export const paths = {
   resume: (id: string) => `/api/harnesses/${e(id)}/resume?stream=true`,
   versions: (id: string) => `/api/harnesses/${e(id)}/versions`,
   interface: (id: string) => `/api/harnesses/${e(id)}/interface`,
+  mcp: (id: string) => `/api/harnesses/${e(id)}/mcp`,
   uploads: (id: string) => `/api/harnesses/${e(id)}/uploads`,
   runsOf: (id: string) => `/api/harnesses/${e(id)}/runs`,
   compare: (id: string, a: string, b: string, set?: string) =>

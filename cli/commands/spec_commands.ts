@@ -98,11 +98,15 @@ export function registerSpecCommands(program: Command): void {
   program.command("validate")
     .description("Check harness.yaml and list every problem (exit 2 when invalid)")
     .argument("<dir>", "the harness folder")
+    .option("--connect", "also start each MCP server once and list its tools")
     .option("--json", "print the ok-wrapped JSON result")
-    .action((dir: string, o: GlobalOptions) =>
+    .action((dir: string, o: GlobalOptions & { connect?: boolean }) =>
       runVerb(o, async () => {
-        const data = await validateHarness(dir);
-        const lines = data.issues.map(formatIssue);
+        const data = await validateHarness(dir, { connect: !!o.connect });
+        const lines = [
+          ...data.issues.map(formatIssue),
+          ...(data.mcp ?? []).map((m) => `MCP ${m.server}: ${m.tools.join(", ") || "no tools"}`),
+        ];
         const text = data.valid
           ? [`harness.yaml is valid (spec version ${data.spec_version})`, ...lines].join("\n")
           : [

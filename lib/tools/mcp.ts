@@ -69,7 +69,12 @@ async function connect(
     transport = new StreamableHTTPClientTransport(new URL(s.url!));
   }
   const client = new Client({ name: "framework", version: "1" });
-  await client.connect(transport, { timeout: START_TIMEOUT_MS });
+  try {
+    await client.connect(transport, { timeout: START_TIMEOUT_MS });
+  } catch (err) {
+    await transport.close().catch(() => {});
+    throw err;
+  }
   return { client, transport };
 }
 
@@ -171,4 +176,48 @@ export async function connectMcpServers(
     throw err;
   }
   return { tools, problems, close };
+}
+
+/** One server as a check saw it: its tools, or why it could not be reached. */
+export interface ServerTools {
+  server: string;
+  tools: string[];
+  error?: string;
+  /** Allow-list names it does not offer, and the like. */
+  warnings: string[];
+}
+
+/**
+ * Starts each MCP server of a spec once, lists its tools and stops it (`validate --connect`, the
+ * workbench's Overview). Stdio servers start only in a trusted folder.
+ *
+ * @param dir The harness folder.
+ * @param spec The spec.
+ * @param trusted Whether the folder is trusted.
+ * @returns One entry per server.
+ */
+export async function listServerTools(
+  dir: string,
+  spec: HarnessSpec,
+  trusted: boolean,
+): Promise<ServerTools[]> {
+  const out: ServerTools[] = [];
+  for (const server of spec.mcp_servers ?? []) {
+    try {
+      const pool = await connectMcpServers(
+        { ...spec, mcp_servers: [{ ...server, optional: false }] },
+        dir,
+        { trusted, defaultTimeoutS: 30 },
+      );
+      out.push({
+        server: server.name,
+        tools: pool.tools.map((t) => t.spec.name),
+        warnings: pool.problems.map((p) => p.message),
+      });
+      await pool.close();
+    } catch (err) {
+      out.push({ server: server.name, tools: [], error: (err as Error).message, warnings: [] });
+    }
+  }
+  return out;
 }

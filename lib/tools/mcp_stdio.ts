@@ -75,7 +75,8 @@ export function stdioTransport(
     async close() {
       if (!child) return;
       const proc = child;
-      await writer?.close().catch(() => {});
+      // A process that already died refuses a close: abort releases the pipe all the same.
+      await writer?.close().catch(() => writer?.abort().catch(() => {}));
       try {
         proc.kill("SIGTERM");
       } catch {

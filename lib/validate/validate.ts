@@ -5,6 +5,8 @@
  * @module
  */
 
+import { listServerTools } from "../tools/mcp.ts";
+import type { HarnessSpec } from "../spec/schema.ts";
 import { traceDirProblem } from "../journal/trace_dir.ts";
 import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
@@ -24,12 +26,16 @@ export interface ValidationResult {
   id?: string;
   /** The spec version, when the spec is valid. */
   spec_version?: string;
+  /** With `connect`: the tools each MCP server offers. */
+  mcp?: { server: string; tools: string[] }[];
 }
 
 /** Options of {@link validateHarness}. */
 export interface ValidateOptions {
   /** Check code refs (default true). Code is only loaded in a trusted folder. */
   code?: boolean;
+  /** Connect to the MCP servers and list their tools (`validate --connect`; never over HTTP). */
+  connect?: boolean;
 }
 
 /**
@@ -82,6 +88,11 @@ export async function validateHarness(
   if (parsed.spec) {
     for (const p of await checkPeers(dir, parsed.spec)) issues.push({ ...p, ...at(p.path) });
   }
+  let mcp: ValidationResult["mcp"];
+  const checked = { spec: parsed.spec, issues };
+  if (options.connect && specIsValid(checked) && checked.spec.mcp_servers) {
+    mcp = await connectedTools(dir, checked.spec, issues, at);
+  }
   // Eval sets are part of the harness: a broken one is an error like a broken field.
   issues.push(...await evalSetIssues(dir));
   const valid = specIsValid({ spec: parsed.spec, issues });
@@ -91,6 +102,7 @@ export async function validateHarness(
     issues: sortIssues(issues),
     ...(typeof id === "string" ? { id } : {}),
     ...(valid ? { spec_version: specVersion(parsed.value) } : {}),
+    ...(mcp ? { mcp } : {}),
   };
 }
 
@@ -106,4 +118,20 @@ function idOwnerElsewhere(dir: string, id: string): string | null {
 /** A dotted path's segments, list indexes as numbers (for YAML positions). */
 function segments(path: string): (string | number)[] {
   return path.split(".").map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** Each MCP server's tools; a server that cannot start is an error at its entry. */
+async function connectedTools(
+  dir: string,
+  spec: HarnessSpec,
+  issues: SpecIssue[],
+  at: (path: string) => { line: number; column: number } | undefined,
+): Promise<{ server: string; tools: string[] }[]> {
+  const listed = await listServerTools(dir, spec, !!(await trustedEntryFor(dir)));
+  listed.forEach((s, i) => {
+    const path = `mcp_servers.${i}`;
+    if (s.error) issues.push({ path, severity: "error", message: s.error, ...at(path) });
+    for (const w of s.warnings) issues.push({ path, severity: "warning", message: w, ...at(path) });
+  });
+  return listed.filter((s) => !s.error).map(({ server, tools }) => ({ server, tools }));
 }

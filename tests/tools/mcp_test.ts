@@ -17,6 +17,7 @@ import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { startRun } from "../../lib/runs/service.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
+import { validateHarness } from "../../lib/validate/validate.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 
@@ -202,5 +203,27 @@ Deno.test({
       await server.close();
     });
     Deno.env.delete("FW_PARENT_SECRET");
+  },
+});
+
+Deno.test({
+  name: "validate --connect lists each MCP server's tools, and names a server that does not start",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using _home = await tempHome();
+    await using root = await tempDir();
+    const dir = await writeHarness(root.path, "checked-mcp", {
+      model: scripted([{ text: "ok" }]),
+      mcp_servers: [await everything({ tools: ["echo"] }), { name: "broken", command: "false" }],
+    });
+    await trustFolder(dir);
+    const v = await validateHarness(dir, { connect: true });
+    assert.deepEqual(v.mcp, [{ server: "everything", tools: ["everything__echo"] }]);
+    const broken = v.issues.find((i) => i.path === "mcp_servers.1")!;
+    assert.equal(broken.severity, "error");
+    assert.match(broken.message, /MCP server broken did not start/);
+    assert.equal(await serversIn(dir), 0, "validate stops what it started");
+    const plain = await validateHarness(dir);
+    assert.equal(plain.mcp, undefined, "without --connect nothing starts");
   },
 });

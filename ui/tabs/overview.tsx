@@ -6,6 +6,7 @@
  */
 
 import { RUN_STATUSES } from "../../lib/run_types.ts";
+import { useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";
@@ -149,6 +150,9 @@ export function Overview(props: { harness: HarnessDetail }) {
             </p>
           </Empty>
         )}
+      {((h.spec?.mcp_servers as unknown[] | undefined) ?? []).length
+        ? <McpServers harnessId={h.id} servers={h.spec!.mcp_servers as { name: string }[]} />
+        : null}
       {h.peers.length
         ? (
           <section class="peers" data-testid="peers">
@@ -206,4 +210,45 @@ function hasCode(value: unknown): boolean {
     );
   }
   return false;
+}
+
+interface ServerToolsView {
+  server: string;
+  tools: string[];
+  error?: string;
+  warnings: string[];
+}
+
+/** The harness's MCP servers; Connect starts each once to list its tools. */
+function McpServers(props: { harnessId: string; servers: { name: string }[] }) {
+  const store = useStore();
+  const [listed, setListed] = useState<ServerToolsView[] | null>(null);
+  const [connect, connecting] = useAction(async () => {
+    setListed(
+      (await callApi<{ servers: ServerToolsView[] }>(store.fetcher, paths.mcp(props.harnessId)))
+        .servers,
+    );
+  });
+  return (
+    <section class="mcp-servers" data-testid="mcp-servers">
+      <h3 class="detail-title">MCP servers</h3>
+      <ul>
+        {props.servers.map((s) => {
+          const found = listed?.find((x) => x.server === s.name);
+          return (
+            <li key={s.name} data-server={s.name}>
+              <strong>{s.name}</strong> {found
+                ? found.error
+                  ? <span class="field-error">{found.error}</span>
+                  : <span class="muted small">{found.tools.join(", ") || "no tools"}</span>
+                : null}
+            </li>
+          );
+        })}
+      </ul>
+      <button type="button" onClick={() => void connect()} disabled={connecting}>
+        {connecting ? "Connecting…" : "Connect and list tools"}
+      </button>
+    </section>
+  );
 }

@@ -613,6 +613,9 @@ export function summary(e: JournalEvent): string {
       ].filter(Boolean).join(" · ");
     }
     case "tool_call":
+      if (p.source === "mcp") {
+        return `${oneLine(p.name ?? "?", 40)}(${oneLine(p.arguments, 60)}) · MCP ${p.server}`;
+      }
       return `${oneLine(p.name ?? "?", 40)}(${oneLine(p.arguments, 70)})`;
     case "tool_result":
       return `${oneLine(p.name ?? "?", 40)} ${p.ok ? "ok" : "failed"} · ${

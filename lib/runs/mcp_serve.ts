@@ -1,0 +1,69 @@
+/**
+ * A harness served as an MCP server (`framework mcp serve <dir>`): one tool, `run {input?,
+ * input_file?}`, each call an ordinary journalled run of the harness through the run service (trust,
+ * journal, hive), answering the run's output, with its status, cost and run id as structured content.
+ *
+ * @module
+ */
+
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import * as z from "zod";
+import { FRAMEWORK_VERSION } from "../version.ts";
+import type { HarnessTarget, RunService } from "./service.ts";
+import { loadSpecCached } from "../spec/spec_cache.ts";
+
+/**
+ * Serves a harness over an MCP transport until the transport closes.
+ *
+ * @param runs The run service the calls go through.
+ * @param target The harness folder or the trust gate's proof for it.
+ * @param transport The transport (stdio for `framework mcp serve`).
+ * @returns The server (close it to stop).
+ */
+export async function serveHarnessOverMcp(
+  runs: RunService,
+  target: HarnessTarget,
+  transport: Transport,
+): Promise<McpServer> {
+  const loaded = await loadSpecCached(typeof target === "string" ? target : target.dir);
+  const server = new McpServer({ name: `framework:${loaded.spec.id}`, version: FRAMEWORK_VERSION });
+  server.registerTool(
+    "run",
+    {
+      description: `Run the harness ${loaded.spec.id}${
+        loaded.spec.description ? `: ${loaded.spec.description}` : ""
+      }. Give input (text) or input_file (a file inside the harness folder).`,
+      inputSchema: {
+        input: z.string().optional().describe("The input, literal text"),
+        input_file: z.string().optional().describe("A file inside the harness folder"),
+      },
+    },
+    async (args: { input?: string; input_file?: string }) => {
+      try {
+        const run = await runs.submit(target, {
+          ...(args.input !== undefined ? { input: args.input } : {}),
+          ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
+        });
+        const r = await run.result;
+        return {
+          content: [{ type: "text" as const, text: r.output || r.error?.message || r.status }],
+          structuredContent: {
+            run_id: r.run_id,
+            status: r.status,
+            cost_usd: r.cost_usd,
+            turns: r.turns,
+          },
+          isError: r.status !== "success",
+        };
+      } catch (err) {
+        return {
+          content: [{ type: "text" as const, text: (err as Error).message }],
+          isError: true,
+        };
+      }
+    },
+  );
+  await server.connect(transport);
+  return server;
+}
