@@ -6,6 +6,7 @@
  * @module
  */
 
+import { acceptsGzip, gzip, textResponse } from "../lib/http/compress.ts";
 import appCss from "../ui/app.css" with { type: "text" };
 import clientJs from "../ui/dist/client.js" with { type: "text" };
 import { sha256Hex } from "../lib/hash.ts";
@@ -49,14 +50,17 @@ interface Asset {
   body: string;
   type: string;
   version: string;
+  /** The body gzipped, made once on first use. */
+  gzipped?: Promise<Uint8Array>;
 }
 
 function asset(body: string, type: string): Asset {
   return { body, type, version: sha256Hex(body).slice(0, 12) };
 }
 
-function serveAsset(a: Asset, url: URL): Response {
-  return new Response(a.body, {
+async function serveAsset(a: Asset, url: URL, request: Request): Promise<Response> {
+  const compressed = acceptsGzip(request) ? await (a.gzipped ??= gzip(a.body)) : undefined;
+  return await textResponse(request, a.body, {
     headers: {
       "content-type": a.type,
       "cache-control": url.searchParams.get("v") === a.version
@@ -64,11 +68,11 @@ function serveAsset(a: Asset, url: URL): Response {
         : "no-cache",
       "x-content-type-options": "nosniff",
     },
-  });
+  }, compressed);
 }
 
-function html(body: string, status = 200): Response {
-  return new Response(body, {
+function html(request: Request, body: string, status = 200): Promise<Response> {
+  return textResponse(request, body, {
     status,
     headers: {
       "content-type": "text/html; charset=utf-8",
@@ -130,11 +134,11 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
     if (request.method !== "GET" && request.method !== "HEAD") {
       return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD" } });
     }
-    if (url.pathname === "/static/client.js") return serveAsset(js, url);
-    if (url.pathname === "/static/app.css") return serveAsset(css, url);
+    if (url.pathname === "/static/client.js") return await serveAsset(js, url, request);
+    if (url.pathname === "/static/app.css") return await serveAsset(css, url, request);
     if (url.pathname === "/_dev/boot" && options.dev) return bootStream(boot, request.signal);
     const route = parseRoute(url);
-    if (!route) return html(notFoundPage(url.pathname, urls.css), 404);
+    if (!route) return await html(request, notFoundPage(url.pathname, urls.css), 404);
 
     const [health, conversations] = await Promise.all([
       api(paths.health()),
@@ -167,7 +171,7 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
       health: (health.data as Health | undefined) ?? { copilot: null, harnesses_dir: "" },
       dev: !!options.dev,
     };
-    return html(renderDocument(state, urls), status);
+    return await html(request, renderDocument(state, urls), status);
   };
 }
 

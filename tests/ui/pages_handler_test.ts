@@ -532,3 +532,29 @@ Deno.test("pages: an API that does not answer gives a 502 page that says what to
   }
   assert.ok(errors.length > 0, "the failure is logged");
 });
+
+Deno.test("pages: assets and pages are gzipped when the browser accepts it, plain otherwise", async () => {
+  await using api = startFakeApi();
+  const pages = pagesFor(api);
+  const gunzip = async (res: Response) =>
+    await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text();
+  const plain = await get(pages, "/static/client.js");
+  assert.equal(plain.headers.get("content-encoding"), null);
+  assert.equal(plain.headers.get("vary"), "Accept-Encoding");
+  const js = await plain.text();
+  const zipped = await get(pages, "/static/client.js", {
+    headers: { "accept-encoding": "gzip, deflate, br" },
+  });
+  assert.equal(zipped.headers.get("content-encoding"), "gzip");
+  assert.equal(zipped.headers.get("content-type"), "text/javascript; charset=utf-8");
+  assert.equal(await gunzip(zipped), js);
+  const refused = await get(pages, "/static/app.css", {
+    headers: { "accept-encoding": "gzip;q=0" },
+  });
+  assert.equal(refused.headers.get("content-encoding"), null);
+  await refused.body?.cancel();
+  const page = await get(pages, "/", { headers: { "accept-encoding": "gzip" } });
+  assertHtmlHeaders(page);
+  assert.equal(page.headers.get("content-encoding"), "gzip");
+  assert.match(await gunzip(page), /<!doctype html>/i);
+});
