@@ -14,44 +14,49 @@
  */
 
 import { Command, CommanderError } from "commander";
-import { registerControlPlaneCommand } from "./cli/commands/control_plane_command.ts";
-import { registerEvolveCommands } from "./cli/commands/evolve_commands.ts";
-import { registerWorkbenchCommand } from "./cli/commands/workbench_command.ts";
-import { registerKeysCommands } from "./cli/commands/keys_commands.ts";
-import { registerRunCommands } from "./cli/commands/run_commands.ts";
-import { registerForkCommands } from "./cli/commands/fork_commands.ts";
-import { registerEvalCommands } from "./cli/commands/eval_commands.ts";
-import { registerInterfaceCommands } from "./cli/commands/interface_commands.ts";
-import { registerMcpCommands } from "./cli/commands/mcp_commands.ts";
-import { registerSpecCommands } from "./cli/commands/spec_commands.ts";
-import { registerTrustCommand } from "./cli/commands/trust_command.ts";
+import { groupOf, VERB_GROUPS } from "./cli/verbs.ts";
 import { reportError, writeOut } from "./cli/output.ts";
 import { okEnvelope } from "./lib/envelope.ts";
 import { badInput } from "./lib/errors.ts";
 import { FRAMEWORK_VERSION } from "./lib/version.ts";
 
-/**
- * Builds the command tree.
- *
- * @returns The root command.
- */
-export function buildProgram(): Command {
-  const program = new Command("framework")
+function root(): Command {
+  return new Command("framework")
     .description("Build, run, deploy and improve LLM agent harnesses")
     .version(FRAMEWORK_VERSION, "--version", "print the framework version")
     .configureOutput({ outputError: () => {} })
     .exitOverride();
-  registerSpecCommands(program);
-  registerTrustCommand(program);
-  registerRunCommands(program);
-  registerForkCommands(program);
-  registerEvalCommands(program);
-  registerInterfaceCommands(program);
-  registerMcpCommands(program);
-  registerKeysCommands(program);
-  registerControlPlaneCommand(program);
-  registerEvolveCommands(program);
-  registerWorkbenchCommand(program);
+}
+
+/**
+ * Builds the whole command tree (every verb's module loaded).
+ *
+ * @returns The root command.
+ */
+export async function buildProgram(): Promise<Command> {
+  const program = root();
+  for (const group of VERB_GROUPS) (await group.load())(program);
+  return program;
+}
+
+/**
+ * Builds the tree a command line needs: the verb it names, loaded with its own dependencies only;
+ * without a known verb (`--help`, `--version`, a typo), the verbs' names and descriptions alone.
+ *
+ * @param args The arguments.
+ * @returns The root command.
+ */
+async function programFor(args: string[]): Promise<Command> {
+  const words = args.filter((a) => !a.startsWith("-"));
+  const group = groupOf(words[0] === "help" ? words[1] : words[0]);
+  const program = root();
+  if (group) {
+    (await group.load())(program);
+    return program;
+  }
+  for (const g of VERB_GROUPS) {
+    for (const [name, description] of g.verbs) program.command(name).description(description);
+  }
   return program;
 }
 
@@ -67,7 +72,7 @@ function allCommands(cmd: Command): Command[] {
  */
 export async function main(args: string[]): Promise<void> {
   const json = args.includes("--json");
-  const program = buildProgram();
+  const program = await programFor(args);
   // With --json, help and version text become the payload of one ok-wrapped document.
   let captured = "";
   if (json) {
