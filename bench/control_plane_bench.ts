@@ -1,7 +1,12 @@
 /**
- * Requests per second and p50/p99 latency of the control plane's `GET /health` (no token) and
- * authenticated `GET /stats`, beside a bare `Deno.serve` answering the same bytes. Each server runs in
- * its own process; the load comes from this one (16 requests in flight).
+ * The control plane's HTTP limits, measured with `wrk` at 1, 16 and 64 connections, interleaved with a
+ * bare `Deno.serve` (medians of 5):
+ * - `GET /health` (no token) against a bare server answering the same bytes;
+ * - authenticated `GET /stats` against a bare server doing the same required work per request (read
+ *   the key store, verify the same EdDSA token) and answering the same bytes;
+ * - `/health` latency while one client polls `/stats` with 1,000,000 runs in the hive.
+ *
+ * Each server runs in its own process with its request log on (written to a pipe nobody blocks on).
  *
  * @module
  */
@@ -10,32 +15,14 @@ import { stringify } from "yaml";
 import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
-import { fmt, report, summarize, type Timing } from "./measure.ts";
+import { fmt, report } from "./measure.ts";
 import { startServer } from "./server_process.ts";
+import { seedRuns } from "./seed_runs.ts";
+import { interleaved, wrk } from "./wrk.ts";
 
-async function load(
-  url: string,
-  headers: HeadersInit,
-  total: number,
-  inFlight = 16,
-): Promise<Timing> {
-  const durations: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < total) {
-      next++;
-      const t = performance.now();
-      const res = await fetch(url, { headers });
-      await res.arrayBuffer();
-      if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-      durations.push(performance.now() - t);
-    }
-  }));
-  const timing = summarize(durations);
-  timing.per_second = total / ((performance.now() - t0) / 1000);
-  return timing;
-}
+const CONNECTIONS = [1, 16, 64];
+const ROUNDS = 5;
+const SECONDS = 2;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
@@ -46,37 +33,82 @@ export async function run(): Promise<void> {
     `${dir}/harness.yaml`,
     stringify({ id: "bench-cp", model: { provider: "scripted", replies: [{ text: "ok" }] } }),
   );
+  const store = `${dir}/.framework/authorized_keys.json`;
   const key = await generateKey("bench", `${home}/keys`);
-  await authorizeKey(`${dir}/.framework/authorized_keys.json`, "bench", key.public_key, ["read"]);
-  const { token } = await signToken({ keyPath: key.path, scopes: ["read"] });
-  const plane = await startServer("plane_server.ts", dir, home);
+  await authorizeKey(store, "bench", key.public_key, ["read"]);
+  const { token } = await signToken({ keyPath: key.path, scopes: ["read"], ttl: 3600 });
+  const auth = { authorization: `Bearer ${token}` };
+  let plane = await startServer("plane_server.ts", dir, home);
   try {
     const base = `http://127.0.0.1:${plane.port}`;
-    const auth = { authorization: `Bearer ${token}` };
     for (const [path, headers] of [["/health", {}], ["/stats", auth]] as const) {
       const body = new Uint8Array(await (await fetch(base + path, { headers })).arrayBuffer());
       await Deno.writeFile(`${home}/body`, body);
-      const bare = await startServer("bare_server.ts", `${home}/body`, home);
+      const bare = path === "/stats"
+        ? await startServer("bare_auth_server.ts", [`${home}/body`, store], home)
+        : await startServer("bare_server.ts", `${home}/body`, home);
+      const bareUrl = `http://127.0.0.1:${bare.port}/`;
       try {
-        await load(`http://127.0.0.1:${bare.port}/`, {}, 300);
-        await load(base + path, headers, 300);
-        const b = await load(`http://127.0.0.1:${bare.port}/`, {}, 3000);
-        const p = await load(base + path, headers, 3000);
-        report(`GET ${path}${path === "/stats" ? " (authenticated)" : ""}`, {
-          rps: fmt(p.per_second),
-          p50: fmt(p.p50_ms, " ms"),
-          p99: fmt(p.p99_ms, " ms"),
-        });
-        report(`  bare Deno.serve, same ${body.length} bytes`, {
-          rps: fmt(b.per_second),
-          p50: fmt(b.p50_ms, " ms"),
-          p99: fmt(b.p99_ms, " ms"),
-          ratio: `${fmt(b.per_second / p.per_second, "x")} the control plane's rps`,
-        });
+        await wrk(bareUrl, 16, 1, headers);
+        await wrk(base + path, 16, 1, headers);
+        for (const c of CONNECTIONS) {
+          const { a: p, b } = await interleaved(
+            { url: base + path, headers },
+            { url: bareUrl, headers },
+            c,
+            ROUNDS,
+            SECONDS,
+          );
+          report(`GET ${path}${path === "/stats" ? " (authenticated)" : ""}, ${c} conn.`, {
+            rps: fmt(p.rps),
+            p50: fmt(p.p50_ms, " ms"),
+            p99: fmt(p.p99_ms, " ms"),
+            "vs bare": `${fmt(p.rps / b.rps, "x")} (bare ${fmt(b.rps)} rps, p99 ${
+              fmt(b.p99_ms, " ms")
+            })`,
+            ...(p.errors + b.errors ? { errors: String(p.errors + b.errors) } : {}),
+          });
+        }
       } finally {
         await bare.stop();
       }
     }
+
+    // A million runs in the hive: /stats answers from maintained aggregates, so /health never waits.
+    await plane.stop();
+    const t0 = performance.now();
+    await seedRuns(`${home}/hive.db`, { id: "bench-cp", dir: await Deno.realPath(dir) }, 1_000_000);
+    report("seed 1,000,000 runs", { seconds: fmt((performance.now() - t0) / 1000, " s") });
+    plane = await startServer("plane_server.ts", dir, home);
+    const at = `http://127.0.0.1:${plane.port}`;
+    const stats = await (await fetch(`${at}/stats`, { headers: auth })).json();
+    report("  /stats at 1M runs", { total: String(stats.data.runs.total) });
+    const quiet = await wrk(`${at}/health`, 16, SECONDS);
+    let polling = true;
+    let polls = 0;
+    let slowest = 0;
+    const poller = (async () => {
+      while (polling) {
+        const t = performance.now();
+        await (await fetch(`${at}/stats`, { headers: auth })).arrayBuffer();
+        slowest = Math.max(slowest, performance.now() - t);
+        polls++;
+      }
+    })();
+    const busy = await wrk(`${at}/health`, 16, SECONDS);
+    polling = false;
+    await poller;
+    report("GET /health, 16 conn., 1M runs, idle", {
+      rps: fmt(quiet.rps),
+      p50: fmt(quiet.p50_ms, " ms"),
+      p99: fmt(quiet.p99_ms, " ms"),
+    });
+    report("GET /health, 16 conn., 1M runs, /stats polled", {
+      rps: fmt(busy.rps),
+      p50: fmt(busy.p50_ms, " ms"),
+      p99: fmt(busy.p99_ms, " ms"),
+      "/stats polls": `${polls} (slowest ${fmt(slowest, " ms")})`,
+    });
   } finally {
     await plane.stop();
     await Deno.remove(home, { recursive: true });

@@ -13,17 +13,17 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `bench/servers/<script> <arg>` with `FRAMEWORK_HOME=home`.
+ * Starts `bench/servers/<script> <args…>` with `FRAMEWORK_HOME=home`.
  *
  * @param script The server script's file name.
- * @param arg Its one argument.
+ * @param arg Its argument (or arguments).
  * @param home The framework home.
  * @param denoFlags Extra `deno run` flags (e.g. V8 flags).
  * @returns The running server.
  */
 export async function startServer(
   script: string,
-  arg: string,
+  arg: string | string[],
   home: string,
   denoFlags: string[] = [],
 ): Promise<ServerProcess> {
@@ -34,15 +34,25 @@ export async function startServer(
       "--quiet",
       ...denoFlags,
       new URL(`./servers/${script}`, import.meta.url).pathname,
-      arg,
+      ...(Array.isArray(arg) ? arg : [arg]),
     ],
     env: { FRAMEWORK_HOME: home },
     stdout: "piped",
-    stderr: "inherit",
+    stderr: "piped",
   }).spawn();
+  // The servers' stderr (request logs) is read and discarded, as a log collector would; the last
+  // lines are kept to explain a server that dies.
+  let tail = "";
+  child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (tail = (tail + chunk).slice(-2000)) }),
+  ).catch(() => {});
   const reader = child.stdout.getReader();
   let out = "";
-  while (!out.includes("\n")) out += new TextDecoder().decode((await reader.read()).value);
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`bench server ${script} exited before listening:\n${tail}`);
+    out += new TextDecoder().decode(value);
+  }
   reader.releaseLock();
   child.stdout.pipeTo(new WritableStream()).catch(() => {});
   return {

@@ -15,9 +15,12 @@
 import { Hono } from "hono";
 import { FrameworkError } from "../lib/errors.ts";
 import { readJsonObject } from "../lib/http/body.ts";
+import { jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
+import { requestLine, requestLog } from "../lib/http/request_log.ts";
 import { authenticate } from "../lib/keys/authenticate.ts";
 import { createRunGate } from "../lib/runs/gate.ts";
+import { healthSnapshot } from "../lib/runs/health.ts";
 import { createRunService } from "../lib/runs/service.ts";
 import { loadSpecCached } from "../lib/spec/spec_cache.ts";
 import type { TrustedFolder } from "../lib/trust/gate.ts";
@@ -33,6 +36,15 @@ import { runRoutes } from "./control_plane/run_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
 import { finishApp } from "./hono_app.ts";
 
+/** Whether a request is exactly `GET /health` (any query); anything else goes through the router. */
+function isHealthRequest(request: Request): boolean {
+  if (request.method !== "GET") return false;
+  const url = request.url;
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start > 0 && url.startsWith("/health", start) &&
+    (url.length === start + 7 || url[start + 7] === "?");
+}
+
 export type { ControlPlaneApp, ControlPlaneContext, Env };
 
 /** Options of {@link createControlPlane}. */
@@ -45,7 +57,7 @@ export interface ControlPlaneOptions {
   maxQueuedRuns?: number;
   /** Request body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Where request lines go (default stderr); null turns logging off. */
+  /** Where request lines go (default stderr, written without blocking); null turns logging off. */
   log?: ((line: string) => void) | null;
 }
 
@@ -75,11 +87,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       maxQueued: options.maxQueuedRuns ?? 4,
     }),
   });
-  const log = options.log === undefined ? (line: string) => console.error(line) : options.log;
+  const stderrLog = options.log === undefined ? requestLog() : undefined;
+  const log = stderrLog ? stderrLog.line : options.log;
   const ctx: ControlPlaneContext = {
     harness: { id: harnessId, dir },
     trusted: options.harness,
     runs,
+    health: healthSnapshot(dir),
     async authorize(c, scope) {
       try {
         const principal = await authenticate(c.req.raw, options.storePath, scope, {
@@ -99,25 +113,33 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     body: (c, allowEmpty = false) => readJsonObject(c.req.raw, maxBodyBytes, { allowEmpty }),
   };
 
+  // `GET /health` is answered before the router: it is the load balancer's probe, polled hardest.
+  const health = async () => {
+    const t0 = performance.now();
+    const response = jsonResponse(await ctx.health.json());
+    log?.(requestLine("GET", "/health", 200, performance.now() - t0, undefined));
+    return response;
+  };
+
   const app: ControlPlaneApp = new Hono<Env>();
   app.use("*", async (c, next) => {
     const t0 = performance.now();
     await next();
-    if (log) {
-      log(
-        `${new Date().toISOString()} ${c.req.method} ${c.req.path} ${c.res.status} ${
-          Math.round(performance.now() - t0)
-        }ms key=${c.get("keyId") ?? "-"}`,
-      );
-    }
+    log?.(
+      requestLine(c.req.method, c.req.path, c.res.status, performance.now() - t0, c.get("keyId")),
+    );
   });
   for (const routes of [pageRoutes, healthRoutes, runRoutes, specRoutes, evolutionRoutes]) {
     app.route("/", routes(ctx));
   }
   finishApp(app);
   return {
-    fetch: withCheckedHost(app.fetch),
+    fetch: withCheckedHost((request) => isHealthRequest(request) ? health() : app.fetch(request)),
     harnessId,
-    close: (graceMs = 10_000) => runs.close(graceMs),
+    close: async (graceMs = 10_000) => {
+      ctx.health.close();
+      await runs.close(graceMs);
+      await stderrLog?.flush();
+    },
   };
 }

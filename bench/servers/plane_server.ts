@@ -1,5 +1,6 @@
 /**
- * The control plane of a harness, served in-process for the benchmark (request log off).
+ * The control plane of a harness, served in-process for the benchmark, with its request log on (to
+ * stderr, which the benchmark reads and discards).
  * Usage: plane_server.ts <harness-dir>
  *
  * With `--expose-gc` in the V8 flags, `GET /__bench/memory` collects garbage and answers the
@@ -13,7 +14,6 @@ const dir = await Deno.realPath(Deno.args[0]!);
 const plane = await createControlPlane({
   harness: await trustGate(dir, { approve: true }),
   storePath: authorizedKeysPath(dir),
-  log: null,
 });
 const gc = (globalThis as { gc?: () => void }).gc;
 Deno.serve(

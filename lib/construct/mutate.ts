@@ -26,6 +26,7 @@ import {
 } from "../spec/load.ts";
 import type { SpecIssue } from "../spec/issues.ts";
 import { specVersion } from "../spec/version.ts";
+import { noteSpecWritten } from "../spec/spec_watch.ts";
 import { appendConstructionLog, type ConstructionEntry } from "./construction_log.ts";
 
 /** What an edit function returns: the new text and what to log. */
@@ -105,6 +106,7 @@ export async function mutateSpec(
     const valid = specIsValid(next);
     if (outcome.text === current.text) return { ...result, changed: false, valid };
     await writeFileAtomic(specPath(dir), outcome.text);
+    noteSpecWritten();
     const entries = outcome.entries ??
       [{ op: ctx.op, path: outcome.path, old: outcome.old, new: outcome.new }];
     for (const e of entries) await appendConstructionLog(dir, { actor: ctx.actor, ...e });

@@ -177,6 +177,19 @@ export function listProposals(
  */
 export function markProposalApplied(db: Hive, id: string): void {
   statement(db, "UPDATE proposals SET applied = 1 WHERE id = ?").run(id);
+  appliedInProcess++;
+}
+
+let appliedInProcess = 0;
+
+/**
+ * How many proposals this process has marked applied: a snapshot that holds an evolved count is
+ * current while this number has not moved (other processes are caught by the snapshot's age).
+ *
+ * @returns The count.
+ */
+export function proposalsAppliedInProcess(): number {
+  return appliedInProcess;
 }
 
 /**

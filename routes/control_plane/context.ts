@@ -9,6 +9,7 @@
 import type { Context, Hono } from "hono";
 import type { HarnessRef } from "../../lib/hive/harnesses.ts";
 import type { Principal } from "../../lib/keys/authenticate.ts";
+import type { HealthSnapshot } from "../../lib/runs/health.ts";
 import type { RunService } from "../../lib/runs/service.ts";
 import type { EditPolicy } from "../../lib/spec/frozen.ts";
 import type { TrustedFolder } from "../../lib/trust/gate.ts";
@@ -30,6 +31,8 @@ export interface ControlPlaneContext {
   trusted: TrustedFolder;
   /** Runs, with the capacity gate. */
   runs: RunService;
+  /** The `/health` answer, kept current without per-request file or SQL work. */
+  health: HealthSnapshot;
   /** Authenticates the request for a scope (401/403) and remembers the key for the request log. */
   authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
   /** Reads the JSON object body within the size limit (`allowEmpty`: an empty body is `{}`). */

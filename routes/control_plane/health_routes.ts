@@ -7,12 +7,9 @@
 
 import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
-import { evolvedCount } from "../../lib/hive/proposals.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
-import { okResponse } from "../../lib/http/response.ts";
+import { jsonResponse, okResponse } from "../../lib/http/response.ts";
 import { getTrace } from "../../lib/journal/trace.ts";
-import { harnessRef } from "../../lib/spec/load.ts";
-import { loadSpecCached } from "../../lib/spec/spec_cache.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
 
@@ -24,15 +21,7 @@ import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
  */
 export function healthRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
-  app.get("/health", async () => {
-    const loaded = await loadSpecCached(ctx.harness.dir);
-    return okResponse({
-      id: loaded.spec.id,
-      name: loaded.spec.name ?? loaded.spec.id,
-      spec_version: loaded.version,
-      evolved: evolvedCount(openHive(), harnessRef(loaded)),
-    });
-  });
+  app.get("/health", async () => jsonResponse(await ctx.health.json()));
   app.get("/stats", async (c) => {
     await ctx.authorize(c, "read");
     return okResponse(harnessStats(openHive(), ctx.harness));

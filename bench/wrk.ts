@@ -1,0 +1,156 @@
+/**
+ * HTTP load with a real load generator: `wrk` (installed from Debian's packages when missing, never
+ * downloaded from elsewhere), its figures parsed into requests per second and p50/p99 latency.
+ *
+ * @module
+ */
+
+/** What one `wrk` run measured. */
+export interface WrkResult {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Non-2xx/3xx answers and socket errors (a correct run has none). */
+  errors: number;
+}
+
+let ensured: Promise<string> | undefined;
+
+/**
+ * The path of `wrk`, installing Debian's package when it is missing (as root, or through sudo).
+ *
+ * @returns The executable.
+ */
+export function ensureWrk(): Promise<string> {
+  ensured ??= (async () => {
+    const found = await which("wrk");
+    if (found) return found;
+    console.log("  (installing wrk: apt-get install -y wrk)");
+    const root = Deno.uid() === 0;
+    const run = async (args: string[]) => {
+      const cmd = root ? args : ["sudo", ...args];
+      const out = await new Deno.Command(cmd[0]!, {
+        args: cmd.slice(1),
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      if (!out.success) {
+        throw new Error(
+          `${cmd.join(" ")} failed: ${new TextDecoder().decode(out.stderr).slice(-400)}`,
+        );
+      }
+    };
+    await run(["apt-get", "update", "-qq"]);
+    await run(["apt-get", "install", "-y", "-qq", "wrk"]);
+    const installed = await which("wrk");
+    if (!installed) throw new Error("wrk is still missing after apt-get install");
+    return installed;
+  })();
+  return ensured;
+}
+
+async function which(name: string): Promise<string | null> {
+  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
+    try {
+      const path = `${dir}/${name}`;
+      if ((await Deno.stat(path)).isFile) return path;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * Runs `wrk` against one URL.
+ *
+ * @param url The URL (127.0.0.1 only).
+ * @param connections Connections kept open (and requests in flight).
+ * @param seconds How long.
+ * @param headers Request headers.
+ * @returns The figures.
+ */
+export async function wrk(
+  url: string,
+  connections: number,
+  seconds: number,
+  headers: Record<string, string> = {},
+): Promise<WrkResult> {
+  const exe = await ensureWrk();
+  const args = [
+    "-t",
+    "1",
+    "-c",
+    String(connections),
+    "-d",
+    `${seconds}s`,
+    "--latency",
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
+    url,
+  ];
+  const out = await new Deno.Command(exe, { args, stdout: "piped", stderr: "piped" }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
+  return parseWrk(text);
+}
+
+/**
+ * Parses `wrk --latency` output.
+ *
+ * @param text Its standard output.
+ * @returns The figures.
+ */
+export function parseWrk(text: string): WrkResult {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+  const latency = (q: string) => {
+    const m = new RegExp(`^\\s+${q}%\\s+([\\d.]+)(us|ms|s)\\b`, "m").exec(text);
+    if (!m) return NaN;
+    const n = Number(m[1]);
+    return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+  };
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, p50_ms: latency("50"), p99_ms: latency("99"), errors: non2xx + socketErrors };
+}
+
+/** The median of a list of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Loads A and B alternately `rounds` times at one connection count and returns the medians of each,
+ * so drift on a shared machine touches both sides alike.
+ *
+ * @param a The first side (URL and headers).
+ * @param b The second side.
+ * @param connections Connections.
+ * @param rounds Rounds (medians of this many).
+ * @param seconds Seconds per run.
+ * @returns The medians of A and of B.
+ */
+export async function interleaved(
+  a: { url: string; headers?: Record<string, string> },
+  b: { url: string; headers?: Record<string, string> },
+  connections: number,
+  rounds = 5,
+  seconds = 2,
+): Promise<{ a: WrkResult; b: WrkResult }> {
+  const ra: WrkResult[] = [];
+  const rb: WrkResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    ra.push(await wrk(a.url, connections, seconds, a.headers));
+    rb.push(await wrk(b.url, connections, seconds, b.headers));
+  }
+  const med = (list: WrkResult[]): WrkResult => ({
+    rps: median(list.map((r) => r.rps)),
+    p50_ms: median(list.map((r) => r.p50_ms)),
+    p99_ms: median(list.map((r) => r.p99_ms)),
+    errors: list.reduce((n, r) => n + r.errors, 0),
+  });
+  return { a: med(ra), b: med(rb) };
+}
