@@ -25,10 +25,13 @@ const STATUSES = [
  *
  * @param path The hive file.
  * @param harness The harness most runs belong to.
- * @param n How many runs.
+ * @param n How many runs in all.
+ * @param from How many the hive already holds (runs are numbered on from there).
  */
-export function seedRuns(path: string, harness: HarnessRef, n: number): void {
+export function seedRuns(path: string, harness: HarnessRef, n: number, from = 0): void {
   const db = openHive(path);
+  // A page cache large enough for the runs table's indexes: the seeding is bound by B-tree pages.
+  db.exec("PRAGMA cache_size = -1000000");
   try {
     const insert = db.prepare(
       `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, output_excerpt, cost_usd,
@@ -36,9 +39,9 @@ export function seedRuns(path: string, harness: HarnessRef, n: number): void {
        VALUES (?, ?, ?, ?, 'input', 'output', ?, ?, ?, ?, ?, 'v', '/t', 8, ?, ?)`,
     );
     const batch = 50_000;
-    for (let from = 0; from < n; from += batch) {
+    for (let start = from; start < n; start += batch) {
       inTransaction(db, () => {
-        for (let i = from; i < Math.min(n, from + batch); i++) {
+        for (let i = start; i < Math.min(n, start + batch); i++) {
           const status = STATUSES[i % STATUSES.length]!;
           const other = i % 10 === 0;
           const t = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();

@@ -155,4 +155,146 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX evals_harness ON evals(harness_id, harness_dir, set_name, spec_version, started_at);
   `,
+  // 6: statistics kept as runs change, inside the same transaction (triggers), so `/stats` reads a
+  // few rows at any number of runs: per-status totals, durations by 1024 ms bucket and by exact value
+  // (an exact median from two short scans), failure groups, and the hive's run count. Only live runs
+  // count, as before. The indexes the old scans needed go.
+  `
+  CREATE TABLE run_totals (
+    harness_id TEXT NOT NULL, harness_dir TEXT NOT NULL, status TEXT NOT NULL,
+    n INTEGER NOT NULL, cost REAL NOT NULL, turns INTEGER NOT NULL,
+    PRIMARY KEY (harness_id, harness_dir, status)
+  ) WITHOUT ROWID;
+  CREATE TABLE run_duration_buckets (
+    harness_id TEXT NOT NULL, harness_dir TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (harness_id, harness_dir, bucket)
+  ) WITHOUT ROWID;
+  CREATE TABLE run_durations (
+    harness_id TEXT NOT NULL, harness_dir TEXT NOT NULL, duration_ms INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (harness_id, harness_dir, duration_ms)
+  ) WITHOUT ROWID;
+  CREATE TABLE run_failure_groups (
+    harness_id TEXT NOT NULL, harness_dir TEXT NOT NULL, signature TEXT NOT NULL,
+    n INTEGER NOT NULL, last_run_id TEXT NOT NULL, last_ended_at TEXT,
+    PRIMARY KEY (harness_id, harness_dir, signature)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_failure_groups_rank
+    ON run_failure_groups(harness_id, harness_dir, n DESC, last_run_id DESC);
+  CREATE TABLE hive_counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+
+  INSERT INTO run_totals
+    SELECT harness_id, harness_dir, status, count(*), total(cost_usd), sum(turns)
+    FROM runs WHERE live = 1 GROUP BY harness_id, harness_dir, status;
+  INSERT INTO run_duration_buckets
+    SELECT harness_id, harness_dir, duration_ms >> 10, count(*)
+    FROM runs WHERE live = 1 AND duration_ms IS NOT NULL GROUP BY 1, 2, 3;
+  INSERT INTO run_durations
+    SELECT harness_id, harness_dir, duration_ms, count(*)
+    FROM runs WHERE live = 1 AND duration_ms IS NOT NULL GROUP BY 1, 2, 3;
+  INSERT INTO run_failure_groups
+    SELECT harness_id, harness_dir, failure_signature, count(*), max(run_id), max(ended_at)
+    FROM runs WHERE live = 1 AND failure_signature IS NOT NULL GROUP BY 1, 2, 3;
+  INSERT INTO hive_counters VALUES ('runs', (SELECT count(*) FROM runs));
+
+  CREATE TRIGGER runs_count_insert AFTER INSERT ON runs BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'runs';
+  END;
+  CREATE TRIGGER runs_count_delete AFTER DELETE ON runs BEGIN
+    UPDATE hive_counters SET n = n - 1 WHERE name = 'runs';
+  END;
+
+  CREATE TRIGGER runs_stats_add AFTER INSERT ON runs WHEN NEW.live = 1 BEGIN
+    INSERT INTO run_totals VALUES
+      (NEW.harness_id, NEW.harness_dir, NEW.status, 1, NEW.cost_usd, NEW.turns)
+      ON CONFLICT DO UPDATE SET n = n + 1, cost = cost + excluded.cost, turns = turns + excluded.turns;
+    INSERT INTO run_duration_buckets
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.duration_ms >> 10, 1 WHERE NEW.duration_ms IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO run_durations
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.duration_ms, 1 WHERE NEW.duration_ms IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO run_failure_groups
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.failure_signature, 1, NEW.run_id, NEW.ended_at
+      WHERE NEW.failure_signature IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1, last_run_id = max(last_run_id, excluded.last_run_id),
+        last_ended_at = max(coalesce(last_ended_at, excluded.last_ended_at),
+                            coalesce(excluded.last_ended_at, last_ended_at));
+  END;
+
+  CREATE TRIGGER runs_stats_update_new
+    AFTER UPDATE OF harness_id, harness_dir, status, cost_usd, turns, duration_ms, failure_signature,
+      ended_at, run_id, live ON runs WHEN NEW.live = 1 BEGIN
+    INSERT INTO run_totals VALUES
+      (NEW.harness_id, NEW.harness_dir, NEW.status, 1, NEW.cost_usd, NEW.turns)
+      ON CONFLICT DO UPDATE SET n = n + 1, cost = cost + excluded.cost, turns = turns + excluded.turns;
+    INSERT INTO run_duration_buckets
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.duration_ms >> 10, 1 WHERE NEW.duration_ms IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO run_durations
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.duration_ms, 1 WHERE NEW.duration_ms IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO run_failure_groups
+      SELECT NEW.harness_id, NEW.harness_dir, NEW.failure_signature, 1, NEW.run_id, NEW.ended_at
+      WHERE NEW.failure_signature IS NOT NULL
+      ON CONFLICT DO UPDATE SET n = n + 1, last_run_id = max(last_run_id, excluded.last_run_id),
+        last_ended_at = max(coalesce(last_ended_at, excluded.last_ended_at),
+                            coalesce(excluded.last_ended_at, last_ended_at));
+  END;
+
+  -- A run's old contribution is taken away. Whichever of the two update triggers runs first, a failure
+  -- group the run leaves stays exact (an emptied group goes, its newest run is found again); that is
+  -- rare, since a run gets its signature when it finishes.
+  CREATE TRIGGER runs_stats_remove AFTER DELETE ON runs WHEN OLD.live = 1 BEGIN
+    UPDATE run_totals SET n = n - 1, cost = cost - OLD.cost_usd, turns = turns - OLD.turns
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir AND status = OLD.status;
+    UPDATE run_duration_buckets SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND bucket = OLD.duration_ms >> 10;
+    UPDATE run_durations SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND duration_ms = OLD.duration_ms;
+    UPDATE run_failure_groups SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature;
+    DELETE FROM run_failure_groups
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature AND n <= 0;
+    UPDATE run_failure_groups SET
+      last_run_id = (SELECT max(run_id) FROM runs r WHERE r.harness_id = OLD.harness_id
+        AND r.harness_dir = OLD.harness_dir AND r.live = 1 AND r.failure_signature = OLD.failure_signature),
+      last_ended_at = (SELECT max(ended_at) FROM runs r WHERE r.harness_id = OLD.harness_id
+        AND r.harness_dir = OLD.harness_dir AND r.live = 1 AND r.failure_signature = OLD.failure_signature)
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature;
+  END;
+  CREATE TRIGGER runs_stats_update_old
+    AFTER UPDATE OF harness_id, harness_dir, status, cost_usd, turns, duration_ms, failure_signature,
+      ended_at, run_id, live ON runs WHEN OLD.live = 1 BEGIN
+    UPDATE run_totals SET n = n - 1, cost = cost - OLD.cost_usd, turns = turns - OLD.turns
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir AND status = OLD.status;
+    UPDATE run_duration_buckets SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND bucket = OLD.duration_ms >> 10;
+    UPDATE run_durations SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND duration_ms = OLD.duration_ms;
+    UPDATE run_failure_groups SET n = n - 1
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature;
+    DELETE FROM run_failure_groups
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature AND n <= 0;
+    UPDATE run_failure_groups SET
+      last_run_id = (SELECT max(run_id) FROM runs r WHERE r.harness_id = OLD.harness_id
+        AND r.harness_dir = OLD.harness_dir AND r.live = 1 AND r.failure_signature = OLD.failure_signature),
+      last_ended_at = (SELECT max(ended_at) FROM runs r WHERE r.harness_id = OLD.harness_id
+        AND r.harness_dir = OLD.harness_dir AND r.live = 1 AND r.failure_signature = OLD.failure_signature)
+      WHERE harness_id = OLD.harness_id AND harness_dir = OLD.harness_dir
+        AND signature = OLD.failure_signature;
+  END;
+
+  DROP INDEX runs_harness_totals;
+  DROP INDEX runs_harness_duration;
+  `,
 ];

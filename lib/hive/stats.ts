@@ -42,7 +42,8 @@ export interface HarnessStats {
 }
 
 /**
- * Computes the statistics of one harness.
+ * Computes the statistics of one harness from the aggregates the hive keeps as runs change (migration
+ * 6): a few short index reads at any number of runs.
  *
  * @example
  * ```ts
@@ -65,7 +66,7 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   let turns = 0;
   const groups = statement(
     db,
-    "SELECT status, count(*) AS n, total(cost_usd) AS cost, total(turns) AS turns FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 GROUP BY status",
+    "SELECT status, n, cost, turns FROM run_totals WHERE harness_id = ? AND harness_dir = ?",
   ).all(harness.id, harness.dir) as { status: string; n: number; cost: number; turns: number }[];
   for (const g of groups) {
     cost += g.cost;
@@ -77,18 +78,10 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
     total += g.n;
     turns += g.turns;
   }
-  // Every finished run has a duration (finishRun and the interrupted marker set it).
-  const p50 = total === 0 ? null : (statement(
-    db,
-    "SELECT duration_ms FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?",
-  ).get(harness.id, harness.dir, Math.floor((total - 1) / 2)) as
-    | { duration_ms: number }
-    | undefined)
-    ?.duration_ms ?? null;
   const hive = statement(
     db,
-    "SELECT (SELECT count(*) FROM harnesses) AS harnesses, (SELECT count(*) FROM runs) AS runs",
-  ).get() as { harnesses: number; runs: number };
+    "SELECT (SELECT count(*) FROM harnesses) AS harnesses, (SELECT n FROM hive_counters WHERE name = 'runs') AS runs",
+  ).get() as { harnesses: number; runs: number | null };
   const failures = statement(
     db,
     `SELECT run_id, status, ended_at, failure_signature, error, output_excerpt FROM runs
@@ -104,9 +97,9 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
   }[];
   const failureGroups = statement(
     db,
-    `SELECT failure_signature AS signature, count(*) AS count, max(run_id) AS last_run_id, max(ended_at) AS last_ended_at
-     FROM runs WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
-     GROUP BY failure_signature ORDER BY count DESC, last_run_id DESC LIMIT 20`,
+    `SELECT signature, n AS count, last_run_id, last_ended_at FROM run_failure_groups
+     WHERE harness_id = ? AND harness_dir = ? AND n > 0
+     ORDER BY n DESC, last_run_id DESC LIMIT 20`,
   ).all(harness.id, harness.dir) as HarnessStats["failure_groups"];
   return {
     harness_id: harness.id,
@@ -117,9 +110,9 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
       success_rate: total ? by_status.success / total : null,
       cost_usd: Math.round(cost * 1e9) / 1e9,
       avg_turns: total ? turns / total : null,
-      p50_duration_ms: p50,
+      p50_duration_ms: medianDuration(db, harness),
     },
-    hive: { harnesses: hive.harnesses, runs: hive.runs },
+    hive: { harnesses: hive.harnesses, runs: hive.runs ?? 0 },
     recent_failures: failures.map((f) => ({
       run_id: f.run_id,
       status: f.status,
@@ -129,4 +122,40 @@ export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): Harnes
     })),
     failure_groups: failureGroups.map((g) => ({ ...g, count: Number(g.count) })),
   };
+}
+
+/**
+ * The exact median (lower middle) duration of the harness's finished live runs: the 1024 ms bucket
+ * that holds it is found by walking the bucket counts, then the value inside it by walking that
+ * bucket's exact counts (at most 1024 rows), so the cost does not grow with the number of runs.
+ */
+function medianDuration(db: Hive, harness: HarnessRef): number | null {
+  const buckets = statement(
+    db,
+    "SELECT bucket, n FROM run_duration_buckets WHERE harness_id = ? AND harness_dir = ? AND n > 0 ORDER BY bucket",
+  ).all(harness.id, harness.dir) as { bucket: number; n: number }[];
+  let count = 0;
+  for (const b of buckets) count += b.n;
+  if (count === 0) return null;
+  let k = Math.floor((count - 1) / 2);
+  for (const b of buckets) {
+    if (k >= b.n) {
+      k -= b.n;
+      continue;
+    }
+    const values = statement(
+      db,
+      `SELECT duration_ms, n FROM run_durations WHERE harness_id = ? AND harness_dir = ?
+       AND duration_ms BETWEEN ? AND ? AND n > 0 ORDER BY duration_ms`,
+    ).all(harness.id, harness.dir, b.bucket * 1024, b.bucket * 1024 + 1023) as {
+      duration_ms: number;
+      n: number;
+    }[];
+    for (const v of values) {
+      if (k < v.n) return v.duration_ms;
+      k -= v.n;
+    }
+    break; // the two tables disagree (never, short of a hand edit): fall through to null
+  }
+  return null;
 }

@@ -69,6 +69,8 @@ export function openDatabase(path: string, migrations: readonly string[]): Datab
   db.exec("PRAGMA busy_timeout = 15000");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  // Statement journals (needed by every write that fires a trigger) stay in memory, not temp files.
+  db.exec("PRAGMA temp_store = MEMORY");
   migrate(db, migrations);
   return db;
 }
