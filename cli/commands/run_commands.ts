@@ -12,7 +12,8 @@ import { openHive } from "../../lib/hive/open.ts";
 import { listRuns } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { describeEvent } from "../../lib/journal/describe.ts";
-import { findRun, getTrace, readJournalBytes } from "../../lib/journal/trace.ts";
+import { findRun, getTrace, readJournalBytes, verifyTrace } from "../../lib/journal/trace.ts";
+import type { Integrity } from "../../lib/journal/verify.ts";
 import { RUN_STATUSES, type RunResult } from "../../lib/run_types.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
@@ -238,14 +239,24 @@ export function registerRunCommands(program: Command): void {
             text: `Wrote ${bytes.length} bytes to ${o.export}`,
           };
         }
+        const chain = (i: Integrity) =>
+          i.ok
+            ? `hash chain ok (${i.checked} events)`
+            : `hash chain BROKEN at seq ${i.broken_at} (${i.checked} events verified before it)`;
+        if (o.verify) {
+          // Streamed from disk: memory bounded by one line, whatever the journal's size.
+          const { run, integrity } = await verifyTrace(db, harnessId, runId);
+          return {
+            data: { run_id: run.run_id, harness_id: run.harness_id, integrity },
+            text: chain(integrity),
+            exitCode: integrity.ok ? 0 : 2,
+          };
+        }
         const trace = await getTrace(db, harnessId, runId);
-        const integrity = trace.integrity.ok
-          ? `hash chain ok (${trace.integrity.checked} events)`
-          : `hash chain BROKEN at seq ${trace.integrity.broken_at} (${trace.integrity.checked} events verified before it)`;
         const t0 = trace.events[0] ? Date.parse(trace.events[0].ts) : 0;
-        const lines = o.verify ? [integrity] : [
+        const lines = [
           `${trace.run_id} · ${trace.harness_id} · ${trace.status}`,
-          integrity,
+          chain(trace.integrity),
           ...trace.events.map((e) =>
             `${String(e.seq).padStart(4)} +${String(Date.parse(e.ts) - t0).padStart(6)} ms  ${
               describeEvent(e)
@@ -253,14 +264,7 @@ export function registerRunCommands(program: Command): void {
           ),
         ];
         const { run: _run, ...data } = trace;
-        const payload = o.verify
-          ? { run_id: trace.run_id, harness_id: trace.harness_id, integrity: trace.integrity }
-          : data;
-        return {
-          data: payload,
-          text: lines.join("\n"),
-          exitCode: o.verify && !trace.integrity.ok ? 2 : 0,
-        };
+        return { data, text: lines.join("\n") };
       })
     );
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex } from "../hash.ts";
+import { canonicalJson, sha256Hex, sha256HexOf } from "../hash.ts";
 
 /** One journal event. */
 export interface JournalEvent {
@@ -77,4 +77,18 @@ export function eventHash(
  */
 export function chainHash(prev: string, canonicalBody: string): string {
   return sha256Hex(`${prev}\n${canonicalBody}`);
+}
+
+/**
+ * The same chain formula over a journal line's own bytes, for a line already confirmed canonical:
+ * the hashed body `{"payload":P,"seq":…,"ts":…,"type":…}` is assembled from the payload's bytes and
+ * the line's tail after `prev` (`,"seq":…}`), so nothing is parsed or re-serialized.
+ *
+ * @param prev The previous event's hash.
+ * @param payload The canonical payload's bytes.
+ * @param tail The line's bytes from the comma before `"seq"` to its closing brace.
+ * @returns 64 hex characters.
+ */
+export function chainHashParts(prev: string, payload: Uint8Array, tail: Uint8Array): string {
+  return sha256HexOf([`${prev}\n{"payload":`, payload, tail]);
 }

@@ -10,7 +10,7 @@ import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, getRunAnyHarness, type RunRow } from "../hive/runs.ts";
 import type { JournalEvent } from "./event.ts";
-import { type Integrity, parseJournal, verifyJournal } from "./verify.ts";
+import { type Integrity, parseJournal, verifyJournal, verifyJournalFile } from "./verify.ts";
 
 /** A run's trace (the `/trace/{run_id}` payload). */
 export interface Trace {
@@ -47,13 +47,38 @@ export async function readJournalBytes(row: RunRow): Promise<Uint8Array> {
   try {
     return await Deno.readFile(row.trace_path);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw notFound(`The journal of run ${JSON.stringify(row.run_id)} is missing`, {
-        run_id: row.run_id,
-      });
-    }
+    if (err instanceof Deno.errors.NotFound) throw missingJournal(row);
     throw err;
   }
+}
+
+/**
+ * Checks a run's hash chain as the journal streams from disk, without reading its events into memory
+ * (`framework trace --verify`).
+ *
+ * @param db The hive.
+ * @param harness The harness that asks (id and folder), or null for a local lookup.
+ * @param runId The run id.
+ * @returns The run and its integrity.
+ */
+export async function verifyTrace(
+  db: Hive,
+  harness: HarnessRef | null,
+  runId: string,
+): Promise<{ run: RunRow; integrity: Integrity }> {
+  const run = findRun(db, harness, runId);
+  try {
+    return { run, integrity: await verifyJournalFile(run.trace_path) };
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw missingJournal(run);
+    throw err;
+  }
+}
+
+function missingJournal(row: RunRow) {
+  return notFound(`The journal of run ${JSON.stringify(row.run_id)} is missing`, {
+    run_id: row.run_id,
+  });
 }
 
 /**

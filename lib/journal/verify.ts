@@ -4,7 +4,14 @@
  * @module
  */
 
-import { canonicalParts, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { scanString, scanValue, UNSURE } from "./canonical_scan.ts";
+import {
+  canonicalParts,
+  chainHash,
+  chainHashParts,
+  GENESIS_HASH,
+  type JournalEvent,
+} from "./event.ts";
 
 /** The result of {@link verifyJournal}. */
 export interface Integrity {
@@ -19,6 +26,42 @@ export interface Integrity {
 const KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];
 
 /**
+ * Checks a journal line by line, carrying the chain (expected seq and prev hash) from one line to the
+ * next, so a journal can be verified as it streams by with memory bounded by one line.
+ */
+export interface ChainVerifier {
+  /** Checks the next complete line (its bytes, without the newline); false at the first broken one. */
+  line(bytes: Uint8Array): boolean;
+  /** How many lines verified so far. */
+  readonly checked: number;
+}
+
+/**
+ * Starts a chain verifier. Each line is confirmed canonical by a byte scan and its hash computed over
+ * its own bytes; a line the scan cannot confirm gets the full check (parse, re-serialize, compare),
+ * which is the definition, so both paths give the same verdict.
+ *
+ * @returns The verifier.
+ */
+export function chainVerifier(): ChainVerifier {
+  let prev = GENESIS_HASH;
+  let checked = 0;
+  return {
+    line(bytes) {
+      const seq = checked + 1;
+      const hash = fastLine(bytes, seq, prev) ?? slowLine(bytes, seq, prev);
+      if (hash === undefined) return false;
+      prev = hash;
+      checked = seq;
+      return true;
+    },
+    get checked() {
+      return checked;
+    },
+  };
+}
+
+/**
  * Verifies a journal's bytes: each line must be the canonical JSON of an event whose `seq` is its
  * position, whose `prev` is the previous line's hash and whose `hash` matches its content.
  *
@@ -26,31 +69,146 @@ const KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];
  * ```ts
  * verifyJournal(await Deno.readFile(path)); // { ok: true, checked: 12, broken_at: null }
  * ```
- * @param bytes The journal file's bytes (or its text).
+ * @param input The journal file's bytes (or its text).
  * @returns `{ok, checked, broken_at}`.
  */
-export function verifyJournal(bytes: Uint8Array | string): Integrity {
-  const text = typeof bytes === "string"
-    ? bytes
-    : new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  if (text.length === 0) return { ok: true, checked: 0, broken_at: null };
-  const lines = text.split("\n");
-  const complete = lines.pop() === "";
-  let prev = GENESIS_HASH;
-  for (let i = 0; i < lines.length; i++) {
-    const seq = i + 1;
-    const event = parseLine(lines[i]!);
-    if (!event || event.seq !== seq || event.prev !== prev) {
-      return { ok: false, checked: i, broken_at: seq };
-    }
-    const parts = canonicalParts(event);
-    if (parts.line !== lines[i] || event.hash !== chainHash(prev, parts.body)) {
-      return { ok: false, checked: i, broken_at: seq };
-    }
-    prev = event.hash;
+export function verifyJournal(input: Uint8Array | string): Integrity {
+  const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input;
+  const chain = chainVerifier();
+  let start = 0;
+  while (start < bytes.length) {
+    const nl = bytes.indexOf(0x0a, start);
+    if (nl < 0) break; // a torn last line
+    if (!chain.line(bytes.subarray(start, nl))) return broken(chain.checked);
+    start = nl + 1;
   }
-  if (!complete) return { ok: false, checked: lines.length, broken_at: lines.length + 1 };
-  return { ok: true, checked: lines.length, broken_at: null };
+  return start < bytes.length ? broken(chain.checked) : verified(chain.checked);
+}
+
+/**
+ * Verifies a journal file as it streams from disk: memory is bounded by one line, not the file.
+ *
+ * @example
+ * ```ts
+ * await verifyJournalFile(".framework/traces/run_01J….jsonl"); // { ok: true, … }
+ * ```
+ * @param path The journal file.
+ * @returns `{ok, checked, broken_at}`.
+ */
+export async function verifyJournalFile(path: string): Promise<Integrity> {
+  using file = await Deno.open(path, { read: true });
+  const chain = chainVerifier();
+  const chunk = new Uint8Array(256 * 1024);
+  let carry: Uint8Array = new Uint8Array(0);
+  while (true) {
+    const n = await file.read(chunk);
+    if (n === null) break;
+    let view = chunk.subarray(0, n);
+    let start = 0;
+    while (true) {
+      const nl = view.indexOf(0x0a, start);
+      if (nl < 0) break;
+      let line: Uint8Array = view.subarray(start, nl);
+      if (carry.length) {
+        line = concat(carry, line);
+        carry = new Uint8Array(0);
+      }
+      if (!chain.line(line)) return broken(chain.checked);
+      start = nl + 1;
+    }
+    view = view.subarray(start);
+    if (view.length) carry = concat(carry, view);
+  }
+  return carry.length ? broken(chain.checked) : verified(chain.checked);
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function broken(checked: number): Integrity {
+  return { ok: false, checked, broken_at: checked + 1 };
+}
+
+function verified(checked: number): Integrity {
+  return { ok: true, checked, broken_at: null };
+}
+
+const ASCII = new TextEncoder();
+const HEAD = ASCII.encode('{"hash":');
+const PAYLOAD = ASCII.encode(',"payload":');
+const PREV = ASCII.encode(',"prev":');
+const SEQ = ASCII.encode(',"seq":');
+const TS = ASCII.encode(',"ts":');
+const TYPE = ASCII.encode(',"type":');
+
+function at(b: Uint8Array, i: number, word: Uint8Array): boolean {
+  if (i < 0 || i + word.length > b.length) return false;
+  for (let k = 0; k < word.length; k++) if (b[i + k] !== word[k]) return false;
+  return true;
+}
+
+/** Whether the string at [start, end) (quotes included) is exactly `text` (ASCII). */
+function stringIs(b: Uint8Array, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length + 2) return false;
+  for (let k = 0; k < text.length; k++) if (b[start + 1 + k] !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * The fast check of one line (exported for the tests that hold it equal to the full check): the canonical layout `{"hash":…,"payload":{…},"prev":…,"seq":…,
+ * "ts":…,"type":…}` confirmed by the byte scan, seq and prev as expected, and the hash of
+ * `prev + "\n" + {"payload":…,"seq":…,"ts":…,"type":…}` taken over the line's own bytes.
+ *
+ * @returns The line's hash when it verifies, undefined when the full check must decide.
+ */
+export function fastLine(b: Uint8Array, seq: number, prev: string): string | undefined {
+  try {
+    if (!at(b, 0, HEAD)) return undefined;
+    const hashEnd = scanString(b, HEAD.length, b.length);
+    if (hashEnd === UNSURE || !at(b, hashEnd, PAYLOAD)) return undefined;
+    const payloadStart = hashEnd + PAYLOAD.length;
+    if (b[payloadStart] !== 0x7b) return undefined;
+    const payloadEnd = scanValue(b, payloadStart, b.length);
+    if (payloadEnd === UNSURE || !at(b, payloadEnd, PREV)) return undefined;
+    const prevEnd = scanString(b, payloadEnd + PREV.length, b.length);
+    if (prevEnd === UNSURE || !stringIs(b, payloadEnd + PREV.length, prevEnd, prev)) {
+      return undefined;
+    }
+    if (!at(b, prevEnd, SEQ)) return undefined;
+    const seqEnd = scanValue(b, prevEnd + SEQ.length, b.length);
+    const seqText = String(seq);
+    if (seqEnd === UNSURE || seqEnd - prevEnd - SEQ.length !== seqText.length) return undefined;
+    for (let k = 0; k < seqText.length; k++) {
+      if (b[prevEnd + SEQ.length + k] !== seqText.charCodeAt(k)) return undefined;
+    }
+    if (!at(b, seqEnd, TS)) return undefined;
+    const tsEnd = scanString(b, seqEnd + TS.length, b.length);
+    if (tsEnd === UNSURE || !at(b, tsEnd, TYPE)) return undefined;
+    const typeEnd = scanString(b, tsEnd + TYPE.length, b.length);
+    if (typeEnd === UNSURE || typeEnd !== b.length - 1 || b[typeEnd] !== 0x7d) return undefined;
+    const hash = chainHashParts(prev, b.subarray(payloadStart, payloadEnd), b.subarray(prevEnd));
+    return stringIs(b, HEAD.length, hashEnd, hash) ? hash : undefined;
+  } catch {
+    return undefined; // e.g. nesting deeper than the stack: the full check decides
+  }
+}
+
+/**
+ * The full check of one line (the definition): parse, re-serialize, compare, hash.
+ *
+ * @returns The line's hash when it verifies, else undefined.
+ */
+export function slowLine(bytes: Uint8Array, seq: number, prev: string): string | undefined {
+  const line = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const event = parseLine(line);
+  if (!event || event.seq !== seq || event.prev !== prev) return undefined;
+  const parts = canonicalParts(event);
+  if (parts.line !== line || event.hash !== chainHash(prev, parts.body)) return undefined;
+  return event.hash;
 }
 
 function parseLine(line: string): JournalEvent | undefined {
