@@ -18,6 +18,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   forks: () => import("./forks_bench.ts"),
   evals: () => import("./evals_bench.ts"),
   mcp: () => import("./mcp_bench.ts"),
+  peers: () => import("./peers_bench.ts"),
 };
 
 const wanted = Deno.args.length

@@ -128,6 +128,30 @@ export async function run(): Promise<void> {
     }
   } finally {
     await plane.stop();
+  }
+  // Resident memory per run, in a fresh server: after 100 runs and after 10,000 (target: ≤ 1.2×).
+  const fresh = await startServer("plane_server.ts", dir, home);
+  try {
+    const base = `http://127.0.0.1:${fresh.port}`;
+    const runs: Route = {
+      label: "POST /run",
+      n: 0,
+      parallel: 4,
+      request: (i) => ["/run", post({ input: `hello ${i}` })],
+    };
+    await flood(base, runs, 100, 4);
+    const at100 = await rssMb(fresh.pid);
+    const t0 = performance.now();
+    await flood(base, runs, 10_000 - 100, 4);
+    const seconds = (performance.now() - t0) / 1000;
+    const at10k = await rssMb(fresh.pid);
+    report("RSS after 100 runs → after 10,000 runs", {
+      rss: `${fmt(at100, "")} → ${fmt(at10k, " MB")}`,
+      ratio: fmt(at10k / at100, "x"),
+      runs_per_s: fmt(9_900 / seconds),
+    });
+  } finally {
+    await fresh.stop();
     await Deno.remove(home, { recursive: true });
   }
 }

@@ -69,6 +69,7 @@ async function which(name: string): Promise<string | null> {
  * @param connections Connections kept open (and requests in flight).
  * @param seconds How long.
  * @param headers Request headers.
+ * @param post A JSON body to POST (default: GET).
  * @returns The figures.
  */
 export async function wrk(
@@ -76,9 +77,20 @@ export async function wrk(
   connections: number,
   seconds: number,
   headers: Record<string, string> = {},
+  post?: string,
 ): Promise<WrkResult> {
   const exe = await ensureWrk();
+  let script: string | undefined;
+  if (post !== undefined) {
+    script = await Deno.makeTempFile({ suffix: ".lua" });
+    await Deno.writeTextFile(
+      script,
+      `wrk.method = "POST"\nwrk.body = ${JSON.stringify(post)}\n` +
+        `wrk.headers["Content-Type"] = "application/json"\n`,
+    );
+  }
   const args = [
+    ...(script ? ["-s", script] : []),
     "-t",
     "1",
     "-c",
@@ -89,7 +101,8 @@ export async function wrk(
     ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
     url,
   ];
-  const out = await new Deno.Command(exe, { args, stdout: "piped", stderr: "piped" }).output();
+  const out = await new Deno.Command(exe, { args, stdout: "piped", stderr: "piped" }).output()
+    .finally(() => script && Deno.remove(script).catch(() => {}));
   const text = new TextDecoder().decode(out.stdout);
   if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
   return parseWrk(text);
@@ -134,23 +147,48 @@ export function median(values: number[]): number {
  * @returns The medians of A and of B.
  */
 export async function interleaved(
-  a: { url: string; headers?: Record<string, string> },
-  b: { url: string; headers?: Record<string, string> },
+  a: Target,
+  b: Target,
   connections: number,
   rounds = 5,
   seconds = 2,
 ): Promise<{ a: WrkResult; b: WrkResult }> {
-  const ra: WrkResult[] = [];
-  const rb: WrkResult[] = [];
+  const [ra, rb] = await interleavedAll([a, b], connections, rounds, seconds);
+  return { a: ra!, b: rb! };
+}
+
+/** One side of a comparison: a URL, its headers, and a JSON body to POST (default: GET). */
+export interface Target {
+  url: string;
+  headers?: Record<string, string>;
+  post?: string;
+}
+
+/**
+ * Loads every target in turn, `rounds` times over, and returns each one's medians.
+ *
+ * @param targets The sides.
+ * @param connections Connections.
+ * @param rounds Rounds (medians of this many).
+ * @param seconds Seconds per run.
+ * @returns The medians, in the targets' order.
+ */
+export async function interleavedAll(
+  targets: Target[],
+  connections: number,
+  rounds = 5,
+  seconds = 2,
+): Promise<WrkResult[]> {
+  const results: WrkResult[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    ra.push(await wrk(a.url, connections, seconds, a.headers));
-    rb.push(await wrk(b.url, connections, seconds, b.headers));
+    for (const [k, t] of targets.entries()) {
+      results[k]!.push(await wrk(t.url, connections, seconds, t.headers, t.post));
+    }
   }
-  const med = (list: WrkResult[]): WrkResult => ({
+  return results.map((list) => ({
     rps: median(list.map((r) => r.rps)),
     p50_ms: median(list.map((r) => r.p50_ms)),
     p99_ms: median(list.map((r) => r.p99_ms)),
     errors: list.reduce((n, r) => n + r.errors, 0),
-  });
-  return { a: med(ra), b: med(rb) };
+  }));
 }

@@ -1,7 +1,7 @@
 /**
  * The control plane of a harness, served in-process for the benchmark, with its request log on (to
  * stderr, which the benchmark reads and discards).
- * Usage: plane_server.ts <harness-dir>
+ * Usage: plane_server.ts <harness-dir> [max-concurrent-runs] [max-queued-runs]
  *
  * With `--expose-gc` in the V8 flags, `GET /__bench/memory` collects garbage and answers the
  * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
@@ -14,6 +14,8 @@ const dir = await Deno.realPath(Deno.args[0]!);
 const plane = await createControlPlane({
   harness: await trustGate(dir, { approve: true }),
   storePath: authorizedKeysPath(dir),
+  ...(Deno.args[1] ? { maxConcurrentRuns: Number(Deno.args[1]) } : {}),
+  ...(Deno.args[2] ? { maxQueuedRuns: Number(Deno.args[2]) } : {}),
 });
 const gc = (globalThis as { gc?: () => void }).gc;
 Deno.serve(

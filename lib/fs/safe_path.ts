@@ -60,16 +60,23 @@ export async function realPathOfPrefix(path: string, depth = 0): Promise<string>
   let current = path;
   while (true) {
     try {
-      const real = await Deno.realPath(current);
+      // Metadata calls on local paths take microseconds: done synchronously, they skip a thread-pool
+      // round trip on every tool call that names a file.
+      const real = Deno.realPathSync(current);
       return rest.length ? join(real, ...rest.reverse()) : real;
     } catch (err) {
       if (err instanceof Deno.errors.FilesystemLoop) throw new LinkLoop();
       if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.NotADirectory)) {
         throw err;
       }
-      const info = await Deno.lstat(current).catch(() => undefined);
+      let info: Deno.FileInfo | undefined;
+      try {
+        info = Deno.lstatSync(current);
+      } catch {
+        info = undefined;
+      }
       if (info?.isSymlink) {
-        const target = resolve(dirname(current), await Deno.readLink(current));
+        const target = resolve(dirname(current), Deno.readLinkSync(current));
         return await realPathOfPrefix(
           rest.length ? join(target, ...rest.reverse()) : target,
           depth + 1,
@@ -143,7 +150,12 @@ export async function resolveSafePath(
       throw refuse("it is inside the trace folder");
     }
   }
-  const info = await Deno.stat(real).catch(() => undefined);
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = Deno.statSync(real);
+  } catch {
+    info = undefined;
+  }
   if (info?.isFile && (info.nlink ?? 1) > 1) {
     // Another name of the same file may be `.env` or lie in `.framework/`: a hard link carries no
     // trace of where its other names are, so every multiply-linked file is refused.

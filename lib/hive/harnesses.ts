@@ -69,6 +69,12 @@ export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
        updated_at = excluded.updated_at
        ${
       h.is_fork === undefined ? "" : ", is_fork = excluded.is_fork, parent_id = excluded.parent_id"
+    }
+     -- Every run claims its folder: a claim that changes nothing writes nothing.
+     WHERE root_path IS NOT excluded.root_path OR name IS NOT excluded.name${
+      h.is_fork === undefined
+        ? ""
+        : " OR is_fork IS NOT excluded.is_fork OR parent_id IS NOT excluded.parent_id"
     }`,
   ).run(h.id, h.root_path, h.name, h.is_fork ? 1 : 0, h.parent_id ?? null, now, now);
   return getHarness(db, h.id)!;

@@ -78,10 +78,16 @@ function checkRow(row: unknown, i: number): string | undefined {
  * @param path The store file.
  * @returns The keys, revoked ones included.
  */
-export async function readKeyStore(path: string): Promise<AuthorizedKey[]> {
+export function readKeyStore(path: string): Promise<AuthorizedKey[]> {
+  return Promise.resolve(path).then(readStoreFile);
+}
+
+function readStoreFile(path: string): AuthorizedKey[] {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    // Read fresh on every request (a revocation applies at once); a small local file, read
+    // synchronously to skip a thread-pool round trip per request.
+    text = Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return [];
     throw new CorruptStoreError(path, `cannot read it: ${(err as Error).message}`);

@@ -143,8 +143,12 @@ export type SandboxMode = "process" | "worker";
 export function sandboxMode(): SandboxMode {
   const mode = Deno.env.get("FRAMEWORK_SANDBOX");
   if (mode === "worker" || mode === "process") return mode;
-  return /^deno(\.exe)?$/i.test(basename(Deno.execPath())) ? "process" : "worker";
+  runsUnderDeno ??= /^deno(\.exe)?$/i.test(basename(Deno.execPath()));
+  return runsUnderDeno ? "process" : "worker";
 }
+
+/** Whether the executable is `deno` itself (fixed for the life of the process). */
+let runsUnderDeno: boolean | undefined;
 
 function processTransport(
   harnessDir: string,

@@ -28,11 +28,16 @@ interface TrustFile {
  *
  * @returns The trusted folders.
  */
-export async function listTrusted(): Promise<TrustEntry[]> {
+export function listTrusted(): Promise<TrustEntry[]> {
+  return Promise.resolve().then(readTrustStore);
+}
+
+function readTrustStore(): TrustEntry[] {
   const path = trustStorePath();
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    // Small local files read on every in-process run: sync reads skip the thread-pool round trip.
+    text = Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return [];
     throw err;
@@ -51,10 +56,10 @@ export async function listTrusted(): Promise<TrustEntry[]> {
   }
 }
 
-async function realDir(dir: string): Promise<string> {
+function realDir(dir: string): string {
   try {
-    const real = await Deno.realPath(dir);
-    if (!(await Deno.stat(real)).isDirectory) throw new Error("not a folder");
+    const real = Deno.realPathSync(dir);
+    if (!Deno.statSync(real).isDirectory) throw new Error("not a folder");
     return real;
   } catch {
     throw badInput(`Not a folder: ${JSON.stringify(dir)}`, { dir });
@@ -82,7 +87,7 @@ async function updateStore(fn: (entries: TrustEntry[]) => TrustEntry[]): Promise
  * @returns The trusted entry that covers it, or undefined.
  */
 export async function trustedEntryFor(dir: string): Promise<TrustEntry | undefined> {
-  const real = await realDir(dir);
+  const real = realDir(dir);
   return (await listTrusted()).find((e) => contains(e.path, real));
 }
 
@@ -97,7 +102,7 @@ export async function trustedEntryFor(dir: string): Promise<TrustEntry | undefin
  * @returns The entry and whether it was newly added.
  */
 export async function trustFolder(dir: string): Promise<{ path: string; added: boolean }> {
-  const real = await realDir(dir);
+  const real = realDir(dir);
   let added = false;
   await updateStore((entries) => {
     if (entries.some((e) => e.path === real)) return entries;

@@ -1,0 +1,165 @@
+/**
+ * `POST /run` against the peers: the same scripted task (two model calls, one tool call) served by
+ * the framework's control plane (journal, fsync and hive on), by LangGraph.js (`createReactAgent`) and
+ * by Mastra (`Agent`), each behind a minimal HTTP server in its own process, loaded with `wrk` at 1 and
+ * 8 connections, interleaved (medians of 5). The peers are installed with npm into a temporary folder
+ * (reused between runs of the benchmark), never into the project's dependencies, and run on Node.
+ *
+ * @module
+ */
+
+import { stringify } from "yaml";
+import { generateKey } from "../lib/keys/key_files.ts";
+import { authorizeKey } from "../lib/keys/key_store.ts";
+import { signToken } from "../lib/keys/tokens.ts";
+import { fmt, report } from "./measure.ts";
+import { type ServerProcess, startServer } from "./server_process.ts";
+import { interleavedAll, type Target } from "./wrk.ts";
+
+/** The peers' packages, pinned so that figures compare across runs. */
+const PEERS = {
+  "@langchain/langgraph": "1.7.3",
+  "@langchain/core": "1.4.0",
+  "@mastra/core": "1.71.0",
+  "zod": "4.6.7",
+};
+const CONNECTIONS = [1, 8];
+const ROUNDS = 5;
+const SECONDS = 2;
+const BODY = JSON.stringify({ input: "hello" });
+
+/**
+ * Installs the peers into `<tmp>/framework-bench-peers-<versions>` unless they are there already.
+ *
+ * @returns The folder.
+ */
+async function installPeers(): Promise<string> {
+  const tag = Object.values(PEERS).join("-").replace(/[^0-9a-z.-]/gi, "");
+  const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/framework-bench-peers-${tag}`;
+  try {
+    await Deno.stat(`${dir}/node_modules/@mastra/core/package.json`);
+    await Deno.stat(`${dir}/node_modules/@langchain/langgraph/package.json`);
+  } catch {
+    console.log(`  (installing ${Object.keys(PEERS).join(", ")} into ${dir} with npm)`);
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/package.json`,
+      JSON.stringify({ private: true, type: "module", dependencies: PEERS }, null, 2),
+    );
+    const out = await new Deno.Command("npm", {
+      args: ["install", "--no-audit", "--no-fund", "--loglevel=error"],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(`npm install failed: ${new TextDecoder().decode(out.stderr).slice(-600)}`);
+    }
+  }
+  for (const file of ["langgraph_server.mjs", "mastra_server.mjs"]) {
+    await Deno.copyFile(new URL(`./peers/${file}`, import.meta.url), `${dir}/${file}`);
+  }
+  return dir;
+}
+
+/** Starts `node <file>` in the peers' folder and reads the port it prints. */
+async function startNode(dir: string, file: string): Promise<ServerProcess> {
+  const child = new Deno.Command("node", {
+    args: [file],
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let tail = "";
+  child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (tail = (tail + chunk).slice(-2000)) }),
+  ).catch(() => {});
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${file} exited before listening:\n${tail}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  child.stdout.pipeTo(new WritableStream()).catch(() => {});
+  return {
+    port: Number(out.trim()),
+    pid: child.pid,
+    stop: async () => (child.kill("SIGKILL"), await child.status),
+  };
+}
+
+/** Checks that a server answers the task with the final text "done" before it is measured. */
+async function answersDone(target: Target): Promise<void> {
+  const res = await fetch(target.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...target.headers },
+    body: target.post,
+  });
+  const doc = await res.json();
+  if (res.status !== 200 || doc.data?.output !== "done") {
+    throw new Error(`${target.url} did not do the task: ${res.status} ${JSON.stringify(doc)}`);
+  }
+}
+
+/** Runs the benchmark. */
+export async function run(): Promise<void> {
+  const peersDir = await installPeers();
+  const home = await Deno.makeTempDir({ prefix: "fw-bench-peers-" });
+  const dir = `${home}/hello`;
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(
+    `${dir}/harness.yaml`,
+    stringify({
+      id: "hello",
+      model: {
+        provider: "scripted",
+        replies: [{ tool_calls: [{ name: "list_files", arguments: {} }] }, { text: "done" }],
+      },
+      tools: [{ builtin: "list_files" }],
+      limits: { max_turns: 4 },
+    }),
+  );
+  const key = await generateKey("bench", `${home}/keys`);
+  await authorizeKey(`${dir}/.framework/authorized_keys.json`, "bench", key.public_key, ["run"]);
+  const { token } = await signToken({ keyPath: key.path, scopes: ["run"], ttl: 3600 });
+  const max = Math.max(...CONNECTIONS);
+  const servers: ServerProcess[] = [];
+  try {
+    const ours = await startServer("plane_server.ts", [dir, String(max), String(max)], home);
+    servers.push(ours);
+    const langgraph = await startNode(peersDir, "langgraph_server.mjs");
+    servers.push(langgraph);
+    const mastra = await startNode(peersDir, "mastra_server.mjs");
+    servers.push(mastra);
+    const targets: Target[] = [
+      {
+        url: `http://127.0.0.1:${ours.port}/run`,
+        headers: { authorization: `Bearer ${token}` },
+        post: BODY,
+      },
+      { url: `http://127.0.0.1:${langgraph.port}/`, post: BODY },
+      { url: `http://127.0.0.1:${mastra.port}/`, post: BODY },
+    ];
+    for (const t of targets) await answersDone(t);
+    // Warm each up (JIT, caches) before measuring.
+    await interleavedAll(targets, 4, 1, 2);
+    const names = ["framework (journal + hive)", "LangGraph.js createReactAgent", "Mastra Agent"];
+    for (const c of CONNECTIONS) {
+      const [f, l, m] = await interleavedAll(targets, c, ROUNDS, SECONDS);
+      for (const [i, r] of [f!, l!, m!].entries()) {
+        report(`POST /run, ${c} conn., ${names[i]}`, {
+          "runs/s": fmt(r.rps),
+          p50: fmt(r.p50_ms, " ms"),
+          p99: fmt(r.p99_ms, " ms"),
+          ...(i === 0 ? {} : { "framework is": fmt(f!.rps / r.rps, "x") }),
+          ...(r.errors ? { errors: String(r.errors) } : {}),
+        });
+      }
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    await Deno.remove(home, { recursive: true });
+  }
+}
