@@ -26,7 +26,7 @@ export async function run(): Promise<void> {
     const journal = createJournal(path);
     const t0 = performance.now();
     for (let i = 0; i < n; i++) journal.append("tool_result", { ...payload, i });
-    journal.close();
+    await journal.close();
     const appendS = (performance.now() - t0) / 1000;
     const bytes = await Deno.readFile(path);
     const mb = bytes.length / 1e6;
@@ -101,18 +101,18 @@ export async function run(): Promise<void> {
     };
     // Journals of a tenth and of five times the size: the verifier holds one line; what the peak
     // still gains with the size is native memory of per-line hash contexts not yet collected.
-    const sized = (count: number) => {
+    const sized = async (count: number) => {
       const file = `${dir}/sized-${count}.jsonl`;
       const w = createJournal(file);
       for (let i = 0; i < count; i++) w.append("tool_result", { ...payload, i });
-      w.close();
+      await w.close();
       return file;
     };
     const idle = await peak(false);
     const figures: string[] = [];
     for (
-      const [file, size] of [[sized(n / 10), "small"], [path, "this"], [
-        sized(n * 5),
+      const [file, size] of [[await sized(n / 10), "small"], [path, "this"], [
+        await sized(n * 5),
         "large",
       ]] as const
     ) {

@@ -20,9 +20,18 @@ export interface JournalWriter {
   head(): string;
   /** How many events were written. */
   count(): number;
-  /** Flushes to disk and closes the file. */
-  close(): void;
+  /**
+   * Flushes to disk (fdatasync, off the event loop, so other runs' work and their own flushes go on
+   * meanwhile) and closes the file. Resolves once the journal is durable; calling it again returns
+   * the same promise.
+   */
+  close(): Promise<void>;
 }
+
+/** A placeholder hash of the right length, replaced in the line once the real hash is known. */
+const HASH_SLOT = "0".repeat(64);
+/** Where the line goes on after `{"hash":"<64 hex>"`. */
+const HASH_SLOT_PREFIX = `{"hash":"${HASH_SLOT}"`.length;
 
 /** Makes a value plain JSON (drops undefined, turns Dates into strings, errors into messages). */
 function plain(value: unknown): Record<string, unknown> {
@@ -53,6 +62,7 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
   let prev = GENESIS_HASH;
   let seq = 0;
   let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     path,
     append(type, payload) {
@@ -64,9 +74,11 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
         type,
         payload: redactor(plain(payload)) as Record<string, unknown>,
       };
-      const hash = chainHash(prev, canonicalParts(body).body);
+      // The payload is canonicalized once: the hashed body and the line are built around it.
+      const parts = canonicalParts({ ...body, prev, hash: HASH_SLOT });
+      const hash = chainHash(prev, parts.body);
       const event: JournalEvent = { ...body, prev, hash };
-      const bytes = encoder.encode(canonicalParts(event).line + "\n");
+      const bytes = encoder.encode(`{"hash":"${hash}"${parts.line.slice(HASH_SLOT_PREFIX)}\n`);
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
       prev = event.hash;
@@ -75,13 +87,10 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
     head: () => prev,
     count: () => seq,
     close() {
-      if (closed) return;
       closed = true;
-      try {
-        file.syncDataSync();
-      } finally {
-        file.close();
-      }
+      // Every caller gets the same promise: it resolves when the journal is on disk.
+      closing ??= file.syncData().finally(() => file.close());
+      return closing;
     },
   };
 }

@@ -522,7 +522,9 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   } finally {
     runLimit.clear();
     runSignal.dispose();
-    journal.close();
+    // The flush to disk starts now and runs alongside the end of the run; whoever reports the run as
+    // finished waits for it (`launchRun`), so no answer goes out before the journal is durable.
+    journal.close().catch(() => {});
     await sandboxes.close();
     await mcp?.close();
   }

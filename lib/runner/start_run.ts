@@ -253,8 +253,11 @@ export function launchRun(prepared: PreparedRun): RunHandle {
     trusted: prepared.trusted,
     delegator: options.delegator,
     costCapUsd: options.costCapUsd,
-  }).then((r) => {
+  }).then(async (r) => {
     runSignal.dispose();
+    // The journal's flush (started by the loop) and the hive's row are written side by side; the run
+    // is reported finished once both are done.
+    const durable = journal.close();
     try {
       finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
     } catch (err) {
@@ -262,7 +265,11 @@ export function launchRun(prepared: PreparedRun): RunHandle {
         `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
       );
     }
-    events.close();
+    try {
+      await durable;
+    } finally {
+      events.close();
+    }
     return r;
   });
   const handle: RunHandle = {

@@ -58,6 +58,14 @@ export function folderHoldsId(dir: string, id: string): boolean {
  */
 export function claimHarness(db: Hive, h: HarnessRegistration): Claim {
   const existing = getHarness(db, h.id);
+  // The folder already owns its id under this name (every run of a harness claims it): nothing to
+  // write. An owner is never listed as a duplicate (taking ownership clears that).
+  if (
+    existing && existing.root_path === h.root_path && existing.name === h.name &&
+    h.is_fork === undefined
+  ) {
+    return { row: existing, duplicateOf: null };
+  }
   if (existing && existing.root_path !== h.root_path && folderHoldsId(existing.root_path, h.id)) {
     recordDuplicate(db, { id: h.id, root_path: h.root_path, owner_path: existing.root_path });
     return { row: existing, duplicateOf: existing.root_path };

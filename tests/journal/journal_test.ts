@@ -8,13 +8,13 @@ import { sha256Hex } from "../../lib/hash.ts";
 import canonicalize from "canonicalize";
 import { tempDir } from "../helpers/temp.ts";
 
-function sampleJournal(dir: string, n = 10): string {
+async function sampleJournal(dir: string, n = 10): Promise<string> {
   const path = `${dir}/run.jsonl`;
   const j = createJournal(path);
   for (let i = 0; i < n; i++) {
     j.append(i === 0 ? "run_started" : "tool_result", { i, text: `event ${i} ünïcode` });
   }
-  j.close();
+  await j.close();
   return path;
 }
 
@@ -24,7 +24,7 @@ function lines(text: string): string[] {
 
 Deno.test("createJournal() writes canonical lines whose hashes chain as DESIGN.md says", async () => {
   await using tmp = await tempDir();
-  const path = sampleJournal(tmp.path, 3);
+  const path = await sampleJournal(tmp.path, 3);
   const text = await Deno.readTextFile(path);
   const events = parseJournal(text);
   assert.equal(events.length, 3);
@@ -48,13 +48,13 @@ Deno.test("createJournal() writes canonical lines whose hashes chain as DESIGN.m
 
 Deno.test("createJournal() never overwrites an existing journal", async () => {
   await using tmp = await tempDir();
-  const path = sampleJournal(tmp.path, 1);
+  const path = await sampleJournal(tmp.path, 1);
   assert.throws(() => createJournal(path), Deno.errors.AlreadyExists);
 });
 
 Deno.test("verifyJournal() names the first broken seq for every kind of tampering", async (t) => {
   await using tmp = await tempDir();
-  const text = await Deno.readTextFile(sampleJournal(tmp.path, 10));
+  const text = await Deno.readTextFile(await sampleJournal(tmp.path, 10));
   const ls = lines(text);
   const join = (xs: string[]) => xs.join("\n") + "\n";
   await t.step("one flipped byte in a payload", () => {
@@ -120,7 +120,7 @@ Deno.test("createJournal() redacts patterns and fields before hashing", async ()
   j.append("tool_call", {
     arguments: { token: "use sk-abc123 now", Password: "hunter2", nested: [{ password: 1 }] },
   });
-  j.close();
+  await j.close();
   const text = await Deno.readTextFile(path);
   assert.ok(!text.includes("sk-abc123"));
   assert.ok(!text.includes("hunter2"));
@@ -189,7 +189,7 @@ Deno.test("createJournal() keeps its chain when a payload holds a lone surrogate
     text: "broken \ud800 text",
     tool_calls: [{ arguments: { ["k\udfff"]: "v" } }],
   });
-  j.close();
+  await j.close();
   const bytes = await Deno.readFile(path);
   assert.deepEqual(verifyJournal(bytes), { ok: true, checked: 1, broken_at: null });
   assert.equal(parseJournal(bytes)[0]!.payload.text, "broken \ufffd text");

@@ -44,17 +44,21 @@ const PAYLOADS: Record<string, unknown>[] = [
   { "line\nbreak": "an escaped key goes to the full check" },
 ];
 
-function writeJournal(dir: string, name: string, count = PAYLOADS.length): string {
+async function writeJournal(
+  dir: string,
+  name: string,
+  count = PAYLOADS.length,
+): Promise<string> {
   const path = `${dir}/${name}.jsonl`;
   const j = createJournal(path);
   for (let i = 0; i < count; i++) j.append(`type_${i % 3}`, PAYLOADS[i % PAYLOADS.length]!);
-  j.close();
+  await j.close();
   return path;
 }
 
 Deno.test("verifyJournal: intact journals verify, and the fast path takes every ASCII-keyed line", async () => {
   await using tmp = await tempDir();
-  const bytes = await Deno.readFile(writeJournal(tmp.path, "intact"));
+  const bytes = await Deno.readFile(await writeJournal(tmp.path, "intact"));
   assert.deepEqual(verifyJournal(bytes), { ok: true, checked: PAYLOADS.length, broken_at: null });
   assert.deepEqual(verifyJournal(bytes), reference(bytes));
   const lines = new TextDecoder().decode(bytes).split("\n").slice(0, -1);
@@ -73,7 +77,7 @@ Deno.test("verifyJournal: intact journals verify, and the fast path takes every 
 
 Deno.test("verifyJournal: every tampering gets the same verdict as the full check", async () => {
   await using tmp = await tempDir();
-  const bytes = await Deno.readFile(writeJournal(tmp.path, "base"));
+  const bytes = await Deno.readFile(await writeJournal(tmp.path, "base"));
   const text = new TextDecoder().decode(bytes);
   const enc = (s: string) => new TextEncoder().encode(s);
   const variants: Record<string, Uint8Array> = {
@@ -126,7 +130,7 @@ Deno.test("verifyJournal: every tampering gets the same verdict as the full chec
 Deno.test("verifyJournalFile streams: same verdicts as in memory across chunk boundaries", async () => {
   await using tmp = await tempDir();
   // ~1.5 MB: lines cross the reader's 256 KiB chunks.
-  const path = writeJournal(tmp.path, "long", 3000);
+  const path = await writeJournal(tmp.path, "long", 3000);
   const bytes = await Deno.readFile(path);
   assert.ok(bytes.length > 600_000);
   assert.deepEqual(await verifyJournalFile(path), verifyJournal(bytes));
