@@ -297,4 +297,24 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX runs_harness_totals;
   DROP INDEX runs_harness_duration;
   `,
+  // 7: a change counter for the statistics: any write to runs, and any harness added or removed,
+  // moves it, so a server can answer `/stats` from its last answer while the counter stands still.
+  `
+  INSERT INTO hive_counters VALUES ('stats_changes', 0);
+  CREATE TRIGGER stats_changes_run_insert AFTER INSERT ON runs BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'stats_changes';
+  END;
+  CREATE TRIGGER stats_changes_run_update AFTER UPDATE ON runs BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'stats_changes';
+  END;
+  CREATE TRIGGER stats_changes_run_delete AFTER DELETE ON runs BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'stats_changes';
+  END;
+  CREATE TRIGGER stats_changes_harness_insert AFTER INSERT ON harnesses BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'stats_changes';
+  END;
+  CREATE TRIGGER stats_changes_harness_delete AFTER DELETE ON harnesses BEGIN
+    UPDATE hive_counters SET n = n + 1 WHERE name = 'stats_changes';
+  END;
+  `,
 ];

@@ -42,8 +42,9 @@ export interface HarnessStats {
 }
 
 /**
- * Computes the statistics of one harness from the aggregates the hive keeps as runs change (migration
- * 6): a few short index reads at any number of runs.
+ * The statistics of one harness, from the aggregates the hive keeps as runs change (migration 6): a
+ * few short index reads at any number of runs, and one read of the hive's change counter while the
+ * last answer still stands. The answer is frozen (it may be shared with other callers).
  *
  * @example
  * ```ts
@@ -56,6 +57,36 @@ export interface HarnessStats {
  * @returns The statistics.
  */
 export function harnessStats(db: Hive, harness: HarnessRef, recent = 10): HarnessStats {
+  // The last answer stands while nothing it counts has changed (the hive's change counter, moved by
+  // triggers on every write to runs and every harness added or removed, by any process).
+  const changes = (statement(db, "SELECT n FROM hive_counters WHERE name = 'stats_changes'")
+    .get() as { n: number } | undefined)?.n;
+  let forDb = answers.get(db);
+  if (!forDb) answers.set(db, forDb = new Map());
+  const key = `${recent}\0${harness.id}\0${harness.dir}`;
+  const last = forDb.get(key);
+  if (changes !== undefined && last?.changes === changes) return last.stats;
+  const stats = deepFreeze(computeStats(db, harness, recent));
+  if (changes !== undefined) {
+    if (forDb.size >= 256) forDb.clear();
+    forDb.set(key, { changes, stats });
+  }
+  return stats;
+}
+
+/** Answers are shared between callers: frozen, so none can change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Each hive's last answers, by harness: kept while the change counter stands still. */
+const answers = new WeakMap<Hive, Map<string, { changes: number; stats: HarnessStats }>>();
+
+function computeStats(db: Hive, harness: HarnessRef, recent: number): HarnessStats {
   const by_status = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<
     RunStatus,
     number

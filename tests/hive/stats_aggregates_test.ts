@@ -190,3 +190,33 @@ Deno.test("migration 6 backfills the statistics of a hive written before it", as
     closeHives();
   }
 });
+
+Deno.test("harnessStats answers again only when the hive changed, whoever changed it", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  try {
+    const db = openHive(path);
+    const h = { id: "bot", dir: "/h/bot" };
+    const first = harnessStats(db, h);
+    assert.equal(first.runs.total, 0);
+    assert.equal(harnessStats(db, h), first, "unchanged hive: the same answer");
+    assert.throws(() => {
+      (first.runs as { total: number }).total = 99;
+    }, TypeError);
+    // Another process (another connection to the file) finishes a run: the next answer counts it.
+    const other = new DatabaseSync(path);
+    other.exec(`INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at,
+      duration_ms, spec_version, trace_path) VALUES ('run_x', 'bot', '/h/bot', 'success', 't', 't',
+      5, 'v', '/t')`);
+    const second = harnessStats(db, h);
+    assert.equal(second.runs.total, 1);
+    assert.equal(second.hive.runs, 1);
+    // A harness added to the catalog changes the hive's figures too.
+    other.exec(`INSERT INTO harnesses (id, root_path, name, created_at, updated_at)
+      VALUES ('x', '/h/x', 'X', 't', 't')`);
+    other.close();
+    assert.equal(harnessStats(db, h).hive.harnesses, second.hive.harnesses + 1);
+  } finally {
+    closeHives();
+  }
+});
