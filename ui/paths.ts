@@ -20,8 +20,10 @@ function withQuery(path: string, query: Record<string, string | number | undefin
 
 /** Runs per page of the Runs tab. */
 export const RUNS_PAGE = 25;
-/** Events the server renders before the browser loads a whole trace. */
+/** Events of a trace's first page (rendered by the server, shown at once). */
 export const TRACE_PREVIEW = 60;
+/** Events per page when the browser loads the rest of a long trace. */
+export const TRACE_PAGE = 5000;
 
 /** API paths by what they read. */
 export const paths = {
@@ -33,7 +35,8 @@ export const paths = {
   spec: (id: string) => `/api/harnesses/${e(id)}/spec`,
   runs: (id: string, status?: string, before?: string, limit = RUNS_PAGE) =>
     withQuery(`/api/harnesses/${e(id)}/runs`, { status, before, limit }),
-  trace: (runId: string, limit?: number) => withQuery(`/api/runs/${e(runId)}`, { limit }),
+  trace: (runId: string, limit?: number, from?: number) =>
+    withQuery(`/api/runs/${e(runId)}`, { limit, ...(from && from > 1 ? { from } : {}) }),
   stopRun: (runId: string) => `/api/runs/${e(runId)}/stop`,
   runMessages: (runId: string) => `/api/runs/${e(runId)}/messages`,
   runMessage: (runId: string, id: string) => `/api/runs/${e(runId)}/messages/${e(id)}`,

@@ -10,7 +10,8 @@ import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, getRunAnyHarness, type RunRow } from "../hive/runs.ts";
 import type { JournalEvent } from "./event.ts";
-import { type Integrity, parseJournal, verifyJournal, verifyJournalFile } from "./verify.ts";
+import { indexJournal, readEventRange } from "./journal_index.ts";
+import { type Integrity, verifyJournalFile } from "./verify.ts";
 
 /** A run's trace (the `/trace/{run_id}` payload). */
 export interface Trace {
@@ -99,14 +100,47 @@ export async function getTrace(
   harness: HarnessRef | null,
   runId: string,
 ): Promise<Trace> {
+  const { event_count: _count, ...trace } = await getTracePage(db, harness, runId);
+  return trace;
+}
+
+/**
+ * A page of a run's trace: the events of lines `from` to `from + limit - 1` (1-based; all of them by
+ * default), how many there are, and the integrity of the whole journal. The journal is verified and
+ * indexed once while it is unchanged, then each page costs only its own lines.
+ *
+ * @example
+ * ```ts
+ * const page = await getTracePage(openHive(), null, runId, { from: 501, limit: 500 });
+ * page.event_count; page.integrity.ok;
+ * ```
+ * @param db The hive.
+ * @param harness The harness that asks (id and folder), or null for a local lookup.
+ * @param runId The run id.
+ * @param range The first line (default 1) and how many (default: the rest).
+ * @returns The trace with its page of events and the count of all of them.
+ */
+export async function getTracePage(
+  db: Hive,
+  harness: HarnessRef | null,
+  runId: string,
+  range: { from?: number; limit?: number } = {},
+): Promise<Trace & { event_count: number }> {
   const run = findRun(db, harness, runId);
-  const bytes = await readJournalBytes(run);
-  return {
-    run_id: run.run_id,
-    harness_id: run.harness_id,
-    status: run.status,
-    integrity: verifyJournal(bytes),
-    events: parseJournal(bytes),
-    run,
-  };
+  try {
+    const index = await indexJournal(run.trace_path);
+    const from = range.from ?? 1;
+    return {
+      run_id: run.run_id,
+      harness_id: run.harness_id,
+      status: run.status,
+      integrity: index.integrity,
+      events: await readEventRange(run.trace_path, index, from, range.limit ?? index.lines + 1),
+      event_count: index.lines,
+      run,
+    };
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw missingJournal(run);
+    throw err;
+  }
 }

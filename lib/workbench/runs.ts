@@ -10,7 +10,7 @@ import type { Hive } from "../hive/open.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import { harnessOfRun, listRuns, type RunRow } from "../hive/runs.ts";
 import { foldContext, type FoldedContext } from "../journal/fold.ts";
-import { findRun, getTrace, type Trace } from "../journal/trace.ts";
+import { findRun, getTrace, getTracePage, type Trace } from "../journal/trace.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import { liveState, type LiveView } from "../runs/controls.ts";
 import { COPILOT_ID } from "./catalog.ts";
@@ -40,20 +40,25 @@ export type RunView = Omit<Trace, "events"> & {
 };
 
 /**
- * A target run with its integrity-checked trace, its first `limit` events and whether it is live.
+ * A target run with its integrity-checked trace (the whole journal's verdict), a page of its events
+ * and whether it is live.
  *
  * @param db The hive.
  * @param runId The run id.
  * @param limit At most this many events (all when undefined).
+ * @param from The first event's line, 1-based (for an intact journal, its seq).
  * @returns The view.
  */
-export async function runView(db: Hive, runId: string, limit?: number): Promise<RunView> {
+export async function runView(
+  db: Hive,
+  runId: string,
+  limit?: number,
+  from = 1,
+): Promise<RunView> {
   const row = targetRun(db, runId);
-  const trace = await getTrace(db, harnessOfRun(row), row.run_id);
+  const trace = await getTracePage(db, harnessOfRun(row), row.run_id, { from, limit });
   return {
     ...trace,
-    events: limit === undefined ? trace.events : trace.events.slice(0, limit),
-    event_count: trace.events.length,
     live: !!activeRun(row.run_id),
     live_state: liveState(row.run_id),
   };

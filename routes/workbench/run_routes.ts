@@ -57,7 +57,8 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
   });
   app.get("/api/runs/:id", async (c) => {
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
-    return okResponse(await runView(hive, c.req.param("id"), limit));
+    const from = wholeNumber(c.req.query("from"), { name: "from", min: 1, fallback: 1 });
+    return okResponse(await runView(hive, c.req.param("id"), limit, from));
   });
   app.get("/api/runs/:id/context", async (c) => {
     const seq = wholeNumber(c.req.query("seq"), {

@@ -8,7 +8,7 @@
  */
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { readSse } from "../api.ts";
+import { callApi, readSse } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
@@ -17,7 +17,7 @@ import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
 import { useShortcuts } from "../keys.ts";
-import { paths, TRACE_PREVIEW } from "../paths.ts";
+import { paths, TRACE_PAGE, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
@@ -152,10 +152,41 @@ function RunTrace(props: { runId: string }) {
   const store = useStore();
   const route = store.route.value;
   const preview = useApi<TraceView>(paths.trace(props.runId, TRACE_PREVIEW));
-  const needsAll = !!preview.data && preview.data.event_count > preview.data.events.length;
-  const full = useApi<TraceView>(needsAll ? paths.trace(props.runId) : null);
-  const trace = full.data ?? preview.data;
+  const trace = preview.data;
   const [liveEvents, setLiveEvents] = useState<JournalEvent[]>([]);
+  // The rest of a long trace, page by page after the first (which shows at once): the integrity
+  // verdict and the count came with the first page, and are the whole journal's.
+  const [rest, setRest] = useState<{ runId: string; events: JournalEvent[]; done: boolean }>({
+    runId: props.runId,
+    events: [],
+    done: false,
+  });
+  const needsMore = !!trace && !trace.live && trace.event_count > trace.events.length;
+  useEffect(() => {
+    if (!trace || !needsMore) return;
+    const abort = new AbortController();
+    setRest({ runId: props.runId, events: [], done: false });
+    (async () => {
+      let loaded: JournalEvent[] = [];
+      for (let from = trace.events.length + 1; from <= trace.event_count; from += TRACE_PAGE) {
+        try {
+          const page = await callApi<TraceView>(
+            store.fetcher,
+            paths.trace(props.runId, TRACE_PAGE, from),
+            { signal: abort.signal },
+          );
+          if (abort.signal.aborted) return;
+          loaded = loaded.concat(page.events);
+          setRest({ runId: props.runId, events: loaded, done: false });
+        } catch {
+          if (abort.signal.aborted) return;
+          break; // what was read stays shown; the count says how many there are
+        }
+      }
+      setRest({ runId: props.runId, events: loaded, done: true });
+    })();
+    return () => abort.abort();
+  }, [props.runId, trace?.events.length, trace?.event_count, needsMore]);
 
   // A live run: follow its events until it ends, then read the finished trace.
   useEffect(() => {
@@ -179,20 +210,20 @@ function RunTrace(props: { runId: string }) {
       }
       if (!abort.signal.aborted) {
         setLiveEvents([]);
-        await Promise.all([
-          store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true),
-          store.cache.load(paths.trace(props.runId), true),
-        ]);
+        await store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true);
       }
     })();
     return () => abort.abort();
   }, [trace?.live, props.runId]);
 
   const events = useMemo(() => {
-    const base = trace?.events ?? [];
+    const first = trace?.events ?? [];
+    const base = rest.runId === props.runId && rest.events.length
+      ? first.concat(rest.events)
+      : first;
     const seen = base.at(-1)?.seq ?? 0;
-    return [...base, ...liveEvents.filter((e) => e.seq > seen)];
-  }, [trace, liveEvents]);
+    return liveEvents.length ? [...base, ...liveEvents.filter((e) => e.seq > seen)] : base;
+  }, [trace, rest, liveEvents]);
 
   if (!trace) {
     return preview.error
@@ -206,7 +237,13 @@ function RunTrace(props: { runId: string }) {
       )
       : <Pending what="the trace" />;
   }
-  return <TraceBody trace={trace} events={events} complete={!needsAll || !!full.data} />;
+  return (
+    <TraceBody
+      trace={trace}
+      events={events}
+      complete={!needsMore || (rest.runId === props.runId && rest.done)}
+    />
+  );
 }
 
 function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: boolean }) {
@@ -280,7 +317,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   };
 
   return (
-    <div class="trace" data-testid="trace">
+    <div class="trace" data-testid="trace" data-complete={props.complete ? "true" : "false"}>
       <div class="trace-head">
         <div class="trace-run">
           <code class="mono" title={run.run_id}>{run.run_id}</code>
