@@ -26,8 +26,16 @@ const JSON_HEADERS = {
  * @returns The response.
  */
 export function okResponse(data: unknown, status = 200): Response {
+  if (data && typeof data === "object" && Object.isFrozen(data)) {
+    // A frozen snapshot (e.g. statistics answered again while nothing changed) is serialized once.
+    let json = serialized.get(data);
+    if (json === undefined) serialized.set(data, json = JSON.stringify(okEnvelope(data)));
+    return jsonResponse(json, status);
+  }
   return jsonResponse(JSON.stringify(okEnvelope(data)), status);
 }
+
+const serialized = new WeakMap<object, string>();
 
 /**
  * A response whose JSON is already serialized (a snapshot answered many times over).

@@ -247,6 +247,28 @@ Deno.test("workbench runs: GET /api/runs/{id} caps events with ?limit= and alway
   });
 
   await t.step(
+    "from= pages by seq: the same events as a whole read, the whole journal's verdict",
+    async () => {
+      const pages = [];
+      for (let from = 1; from <= 12; from += 5) {
+        const page = await call(wb, "GET", `/api/runs/${runId}?from=${from}&limit=5`);
+        assert.equal(page.status, 200, JSON.stringify(page.json));
+        assert.equal(page.json.data.event_count, 12);
+        assert.deepEqual(page.json.data.integrity, { ok: true, checked: 12, broken_at: null });
+        pages.push(...page.json.data.events);
+      }
+      assert.deepEqual(pages, journal);
+      const past = await call(wb, "GET", `/api/runs/${runId}?from=13`);
+      assert.deepEqual(past.json.data.events, []);
+      for (const bad of ["0", "-1", "x"]) {
+        const res = await call(wb, "GET", `/api/runs/${runId}?from=${bad}`);
+        assertError(res, 400, "bad_input");
+        assert.match(res.json.error.message, /from/);
+      }
+    },
+  );
+
+  await t.step(
     "limit=-1, abc, 1.5, 0x2, 1e1 and padded numbers are bad input; an unknown run is not found",
     async () => {
       for (const bad of ["-1", "abc", "1.5", "0x2", "1e1", "%202", "2%20"]) {
