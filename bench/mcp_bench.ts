@@ -13,20 +13,17 @@ import { startRun } from "../lib/runs/service.ts";
 import { loadSpec } from "../lib/spec/load.ts";
 import { connectMcpServers } from "../lib/tools/mcp.ts";
 import { trustFolder } from "../lib/trust/store.ts";
+import { cacheEverything, everythingServer } from "../tests/helpers/everything.ts";
 import { fmt, measure, report } from "./measure.ts";
 
-const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
 const CALLS = 20;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const cached = await new Deno.Command(Deno.execPath(), { args: ["cache", EVERYTHING] }).output();
-  if (cached.code !== 0) {
+  if (!(await cacheEverything()).ok) {
     console.log("mcp: skipped (the everything server could not be cached from npm)");
     return;
   }
-  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  const denoDir = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
   const home = await Deno.makeTempDir({ prefix: "fw-bench-mcp-" });
   setFrameworkHome(home);
   const harness = async (name: string, tool: string, extra: Record<string, unknown>) => {
@@ -58,13 +55,7 @@ export async function run(): Promise<void> {
   };
   try {
     const mcpDir = await harness("with-mcp", "everything__echo", {
-      mcp_servers: [{
-        name: "everything",
-        command: Deno.execPath(),
-        args: ["run", "-A", "--cached-only", EVERYTHING, "stdio"],
-        env: { DENO_DIR: denoDir },
-        tools: ["echo"],
-      }],
+      mcp_servers: [await everythingServer({ tools: ["echo"] })],
     });
     const builtinDir = await harness("with-builtin", "list_files", {
       tools: [{ builtin: "list_files" }],

@@ -18,27 +18,18 @@ import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { startRun } from "../../lib/runs/service.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
+import { cacheEverything, denoDir, everythingServer } from "../helpers/everything.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 
-const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
-
-async function denoDir(): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
-}
-
 /** The stdio server entry: Deno runs the npm package from its cache, nothing else inherited. */
 async function everything(extra: Record<string, unknown> = {}) {
-  return {
-    name: "everything",
-    command: Deno.execPath(),
-    args: ["run", "-A", "--cached-only", EVERYTHING, "stdio"],
+  return await everythingServer({
     env: { DENO_DIR: await denoDir(), MARKER: "own-env" },
     tools: ["echo", "get-env", "trigger-long-running-operation"],
     timeout_s: 3,
     ...extra,
-  };
+  });
 }
 
 /** Server processes whose working folder is the harness (the server runs there). */
@@ -68,9 +59,8 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn(t) {
     // The package comes from npm once, into Deno's cache, so the server itself needs no network.
-    const cached = await new Deno.Command(Deno.execPath(), { args: ["cache", EVERYTHING] })
-      .output();
-    assert.equal(cached.code, 0, new TextDecoder().decode(cached.stderr));
+    const cached = await cacheEverything();
+    assert.ok(cached.ok, cached.stderr);
     await using _home = await tempHome();
     await using root = await tempDir();
     Deno.env.set("FW_PARENT_SECRET", "must-not-leak");
@@ -210,6 +200,8 @@ Deno.test({
   name: "validate --connect lists each MCP server's tools, and names a server that does not start",
   ignore: Deno.build.os !== "linux",
   async fn() {
+    const cached = await cacheEverything();
+    assert.ok(cached.ok, cached.stderr);
     await using _home = await tempHome();
     await using root = await tempDir();
     const dir = await writeHarness(root.path, "checked-mcp", {

@@ -13,18 +13,14 @@ import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { startWorkbenchProcess } from "../helpers/workbench.ts";
-
-const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
+import { cacheEverything, everythingServer } from "../helpers/everything.ts";
 
 Deno.test({
   name: "MCP in the workbench: servers and their tools on Connect; the server of a call in Trace",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    const cached = await new Deno.Command(Deno.execPath(), { args: ["cache", EVERYTHING] })
-      .output();
-    assert.equal(cached.code, 0);
-    const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-    const denoDir = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+    const cached = await cacheEverything();
+    assert.ok(cached.ok, cached.stderr);
     await using home = await tempHome();
     await using cwd = await tempDir("fw-mcpui-cwd-");
     const dir = await writeHarness(join(cwd.path, "harnesses"), "tooled", {
@@ -33,13 +29,7 @@ Deno.test({
         { tool_calls: [{ name: "everything__echo", arguments: { message: "ui" } }] },
         { text: "done" },
       ]),
-      mcp_servers: [{
-        name: "everything",
-        command: Deno.execPath(),
-        args: ["run", "-A", "--cached-only", EVERYTHING, "stdio"],
-        env: { DENO_DIR: denoDir },
-        tools: ["echo", "get-sum"],
-      }],
+      mcp_servers: [await everythingServer({ tools: ["echo", "get-sum"] })],
     });
     await trustFolder(dir);
     const run = await startRun(dir, { input: "echo" });
