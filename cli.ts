@@ -3,6 +3,10 @@
  * ok-wrapped JSON (`--json`) or human text. Exit codes: 0 success, 1 internal, 2 bad input or usage,
  * 3 a run that did not succeed, 4 untrusted folder, 5 unauthorized or forbidden.
  *
+ * The root help and version (`framework`, `framework --help`, `framework --version`, with or without
+ * `--json`) are answered here from the verb table; any other command line loads the command-line
+ * parser and only the verb it names (`cli/main.ts`).
+ *
  * @example Install and use
  * ```sh
  * deno install -g -A -n framework cli.ts
@@ -13,57 +17,8 @@
  * @module
  */
 
-import { Command, CommanderError } from "commander";
-import { groupOf, VERB_GROUPS } from "./cli/verbs.ts";
-import { reportError, writeOut } from "./cli/output.ts";
-import { okEnvelope } from "./lib/envelope.ts";
-import { badInput } from "./lib/errors.ts";
+import { rootHelp } from "./cli/root_help.ts";
 import { FRAMEWORK_VERSION } from "./lib/version.ts";
-
-function root(): Command {
-  return new Command("framework")
-    .description("Build, run, deploy and improve LLM agent harnesses")
-    .version(FRAMEWORK_VERSION, "--version", "print the framework version")
-    .configureOutput({ outputError: () => {} })
-    .exitOverride();
-}
-
-/**
- * Builds the whole command tree (every verb's module loaded).
- *
- * @returns The root command.
- */
-export async function buildProgram(): Promise<Command> {
-  const program = root();
-  for (const group of VERB_GROUPS) (await group.load())(program);
-  return program;
-}
-
-/**
- * Builds the tree a command line needs: the verb it names, loaded with its own dependencies only;
- * without a known verb (`--help`, `--version`, a typo), the verbs' names and descriptions alone.
- *
- * @param args The arguments.
- * @returns The root command.
- */
-async function programFor(args: string[]): Promise<Command> {
-  const words = args.filter((a) => !a.startsWith("-"));
-  const group = groupOf(words[0] === "help" ? words[1] : words[0]);
-  const program = root();
-  if (group) {
-    (await group.load())(program);
-    return program;
-  }
-  for (const g of VERB_GROUPS) {
-    for (const [name, description] of g.verbs) program.command(name).description(description);
-  }
-  return program;
-}
-
-/** Every command of the tree, the root included. */
-function allCommands(cmd: Command): Command[] {
-  return [cmd, ...cmd.commands.flatMap((c) => allCommands(c as Command))];
-}
 
 /**
  * Runs the CLI with arguments (without the executable).
@@ -71,49 +26,37 @@ function allCommands(cmd: Command): Command[] {
  * @param args The arguments.
  */
 export async function main(args: string[]): Promise<void> {
-  const json = args.includes("--json");
-  const program = await programFor(args);
-  // With --json, help and version text become the payload of one ok-wrapped document.
-  let captured = "";
-  if (json) {
-    const capture = { writeOut: (s: string) => void (captured += s), outputError: () => {} };
-    for (const cmd of allCommands(program)) cmd.configureOutput(capture);
+  const rest = args.filter((a) => a !== "--json");
+  const json = rest.length < args.length;
+  const ask = rest.length === 0 ? (json ? null : "usage") : rest.length === 1 ? rest[0] : null;
+  if (ask === "usage" || ask === "--help" || ask === "-h") {
+    write(json ? envelope({ help: rootHelp() }) : rootHelp());
+    // A bare `framework` is a usage error after its help, as commander does.
+    Deno.exit(ask === "usage" ? 2 : 0);
   }
-  try {
-    if (args.length === 0) {
-      program.outputHelp();
-      Deno.exit(2);
-    }
-    await program.parseAsync(args, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (
-        err.code === "commander.helpDisplayed" || err.code === "commander.version" ||
-        err.code === "commander.help"
-      ) {
-        if (json) {
-          const data = err.code === "commander.version"
-            ? { version: FRAMEWORK_VERSION }
-            : { help: captured };
-          writeOut(JSON.stringify(okEnvelope(data)));
-        }
-        Deno.exit(0);
-      }
-      // Name the deepest known verb in the hint: `framework keys sign --help`.
-      const words: string[] = [];
-      let cmd: Command = program;
-      for (const a of args) {
-        const sub = cmd.commands.find((c) => c.name() === a) as Command | undefined;
-        if (!sub) break;
-        words.push(a);
-        cmd = sub;
-      }
-      const help = `framework ${[...words, "--help"].join(" ")}`;
-      const message = err.message.replace(/^error: /, "");
-      Deno.exit(reportError(badInput(`Usage error: ${message}; see \`${help}\``), json));
-    }
-    Deno.exit(reportError(err, json));
+  if (ask === "--version") {
+    write(json ? envelope({ version: FRAMEWORK_VERSION }) : `${FRAMEWORK_VERSION}\n`);
+    Deno.exit(0);
   }
+  // Not a literal: Deno walks every literal import (dynamic ones too) before the first line runs,
+  // which would load the whole command line for the help above. `deno task compile` names the
+  // module with --include so a compiled binary still holds it.
+  const entry = new URL(CLI_MAIN, import.meta.url).href;
+  await (await import(entry)).main(args);
+}
+
+/** The command-line parser and its verbs, loaded only when a verb runs. */
+const CLI_MAIN = "./cli/main.ts";
+
+/** The ok wrapper, written here without loading the library's envelope module. */
+function envelope(data: unknown): string {
+  return `${JSON.stringify({ ok: true, data })}\n`;
+}
+
+function write(text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let off = 0;
+  while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
 
 if (import.meta.main) await main(Deno.args);

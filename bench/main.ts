@@ -19,6 +19,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   evals: () => import("./evals_bench.ts"),
   mcp: () => import("./mcp_bench.ts"),
   peers: () => import("./peers_bench.ts"),
+  cli: () => import("./cli_bench.ts"),
 };
 
 const wanted = Deno.args.length
