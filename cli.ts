@@ -9,7 +9,7 @@
  *
  * @example Install and use
  * ```sh
- * deno install -g -A -n framework cli.ts
+ * deno install -g -A --v8-flags=--memory-saver-mode -n framework cli.ts
  * framework init ./harnesses/hello
  * framework validate ./harnesses/hello --json
  * ```

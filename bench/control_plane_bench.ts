@@ -16,7 +16,7 @@ import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
-import { startServer } from "./server_process.ts";
+import { frameworkFlags, startServer } from "./server_process.ts";
 import { seedRuns } from "./seed_runs.ts";
 import { interleaved, wrk } from "./wrk.ts";
 
@@ -38,7 +38,7 @@ export async function run(): Promise<void> {
   await authorizeKey(store, "bench", key.public_key, ["read"]);
   const { token } = await signToken({ keyPath: key.path, scopes: ["read"], ttl: 3600 });
   const auth = { authorization: `Bearer ${token}` };
-  let plane = await startServer("plane_server.ts", dir, home);
+  let plane = await startServer("plane_server.ts", dir, home, await frameworkFlags());
   try {
     const base = `http://127.0.0.1:${plane.port}`;
     for (const [path, headers] of [["/health", {}], ["/stats", auth]] as const) {
@@ -79,7 +79,7 @@ export async function run(): Promise<void> {
     const t0 = performance.now();
     await seedRuns(`${home}/hive.db`, { id: "bench-cp", dir: await Deno.realPath(dir) }, 1_000_000);
     report("seed 1,000,000 runs", { seconds: fmt((performance.now() - t0) / 1000, " s") });
-    plane = await startServer("plane_server.ts", dir, home);
+    plane = await startServer("plane_server.ts", dir, home, await frameworkFlags());
     const at = `http://127.0.0.1:${plane.port}`;
     const stats = await (await fetch(`${at}/stats`, { headers: auth })).json();
     report("  /stats at 1M runs", { total: String(stats.data.runs.total) });

@@ -13,7 +13,7 @@ import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
-import { rssMb, startServer } from "./server_process.ts";
+import { frameworkFlags, rssMb, startServer } from "./server_process.ts";
 
 /** One route of the benchmark: how to call it, and how often. */
 interface Route {
@@ -66,7 +66,12 @@ export async function run(): Promise<void> {
   const key = await generateKey("bench", `${home}/keys`);
   await authorizeKey(`${dir}/.framework/authorized_keys.json`, "bench", key.public_key, ["*"]);
   const { token } = await signToken({ keyPath: key.path, scopes: ["*"] });
-  const plane = await startServer("plane_server.ts", dir, home, ["--v8-flags=--expose-gc"]);
+  const plane = await startServer(
+    "plane_server.ts",
+    dir,
+    home,
+    await frameworkFlags(["--expose-gc"]),
+  );
   const base = `http://127.0.0.1:${plane.port}`;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const post = (body: unknown): RequestInit => ({
@@ -130,7 +135,7 @@ export async function run(): Promise<void> {
     await plane.stop();
   }
   // Resident memory per run, in a fresh server: after 100 runs and after 10,000 (target: ≤ 1.2×).
-  const fresh = await startServer("plane_server.ts", dir, home);
+  const fresh = await startServer("plane_server.ts", dir, home, await frameworkFlags());
   try {
     const base = `http://127.0.0.1:${fresh.port}`;
     const runs: Route = {

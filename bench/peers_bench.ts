@@ -13,7 +13,7 @@ import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
-import { type ServerProcess, startServer } from "./server_process.ts";
+import { frameworkFlags, type ServerProcess, startServer } from "./server_process.ts";
 import { interleavedAll, type Target } from "./wrk.ts";
 
 /** The peers' packages, pinned so that figures compare across runs. */
@@ -127,7 +127,12 @@ export async function run(): Promise<void> {
   const max = Math.max(...CONNECTIONS);
   const servers: ServerProcess[] = [];
   try {
-    const ours = await startServer("plane_server.ts", [dir, String(max), String(max)], home);
+    const ours = await startServer(
+      "plane_server.ts",
+      [dir, String(max), String(max)],
+      home,
+      await frameworkFlags(),
+    );
     servers.push(ours);
     const langgraph = await startNode(peersDir, "langgraph_server.mjs");
     servers.push(langgraph);

@@ -63,6 +63,23 @@ export async function startServer(
 }
 
 /**
+ * The `deno run` flags the product runs with beyond permissions: the V8 flags of the `framework`
+ * task in deno.json (which the install shim and the compiled binary use too), merged with extra V8
+ * flags of a benchmark, so a framework server here runs as a user's does.
+ *
+ * @param extraV8 More V8 flags (e.g. `--expose-gc`).
+ * @returns The flags to pass to `startServer`.
+ */
+export async function frameworkFlags(extraV8: string[] = []): Promise<string[]> {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ) as { tasks: Record<string, string> };
+  const own = /--v8-flags=(\S+)/.exec(config.tasks.framework ?? "")?.[1]?.split(",") ?? [];
+  const all = [...own, ...extraV8];
+  return all.length ? [`--v8-flags=${all.join(",")}`] : [];
+}
+
+/**
  * Resident set size of a process in MB (Linux `/proc`).
  *
  * @param pid The process.

@@ -16,9 +16,19 @@ import { fileURLToPath } from "node:url";
 /** The first line after the shebang marks a script this installer wrote. */
 const MARK = "# framework command installed by scripts/install.ts";
 
-/** The permission flags of the `framework` task in deno.json. */
-const FLAGS =
-  "--allow-read --allow-write --allow-env --allow-net --allow-run --allow-sys --unstable-worker-options --quiet";
+/**
+ * The `deno run` flags of the `framework` task in deno.json (permissions and V8 flags), so the
+ * command runs exactly as `deno task framework` does; `--quiet` is added.
+ *
+ * @param denoJson The text of deno.json.
+ * @returns The flags, or throws when the task is not `deno run <flags> cli.ts`.
+ */
+export function frameworkTaskFlags(denoJson: string): string {
+  const task = (JSON.parse(denoJson) as { tasks?: Record<string, string> }).tasks?.framework ?? "";
+  const m = /^deno run (.+) cli\.ts$/.exec(task);
+  if (!m) throw new Error(`deno.json's framework task is not "deno run <flags> cli.ts": ${task}`);
+  return `${m[1]} --quiet`;
+}
 
 function quote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
@@ -29,17 +39,18 @@ function quote(s: string): string {
  *
  * @param checkout The checkout (absolute).
  * @param denoVersion The Deno version for `npx -y deno@…` when no `deno` is on the PATH.
+ * @param flags The `deno run` flags ({@link frameworkTaskFlags}).
  * @returns The script.
  */
-export function shimScript(checkout: string, denoVersion: string): string {
+export function shimScript(checkout: string, denoVersion: string, flags: string): string {
   return `#!/bin/sh
 ${MARK}
 # Runs the framework of ${checkout}. Update it with \`deno task install\` there.
 CHECKOUT=${quote(checkout)}
 if command -v deno >/dev/null 2>&1; then
-  exec deno run ${FLAGS} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+  exec deno run ${flags} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
 fi
-exec npx -y deno@${denoVersion} run ${FLAGS} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+exec npx -y deno@${denoVersion} run ${flags} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
 `;
 }
 
@@ -65,7 +76,8 @@ async function main(): Promise<number> {
   }
   await Deno.mkdir(binDir, { recursive: true });
   const temp = `${target}.tmp-${crypto.randomUUID()}`;
-  await Deno.writeTextFile(temp, shimScript(checkout, Deno.version.deno), { mode: 0o755 });
+  const flags = frameworkTaskFlags(await Deno.readTextFile(join(checkout, "deno.json")));
+  await Deno.writeTextFile(temp, shimScript(checkout, Deno.version.deno, flags), { mode: 0o755 });
   await Deno.chmod(temp, 0o755);
   await Deno.rename(temp, target);
   console.log(`Installed ${target} (runs ${join(checkout, "cli.ts")}).`);

@@ -26,10 +26,9 @@ export const PUBLIC_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
  */
 export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return undefined;
-  const b64 = text.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
   try {
-    const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    // "loose": padding optional, as JWS leaves it out; stray bits of a last chunk are ignored.
+    return Uint8Array.fromBase64(text, { alphabet: "base64url", lastChunkHandling: "loose" });
   } catch {
     return undefined;
   }
@@ -42,9 +41,7 @@ export function fromBase64Url(text: string): Uint8Array | undefined {
  * @returns The text.
  */
 export function toBase64Url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /**
