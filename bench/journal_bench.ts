@@ -7,6 +7,7 @@
 
 import { verifyJournal, verifyJournalFile } from "../lib/journal/verify.ts";
 import { createJournal } from "../lib/journal/writer.ts";
+import { frameworkFlags } from "./server_process.ts";
 import { fmt, report } from "./measure.ts";
 
 /** Runs the benchmark. */
@@ -92,7 +93,7 @@ export async function run(): Promise<void> {
         const m = /VmHWM:\\s+(\\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
         console.log(m ? m[1] : "0");`;
       const out = await new Deno.Command(Deno.execPath(), {
-        args: ["eval", "--quiet", script],
+        args: ["eval", "--quiet", ...await frameworkFlags(), script],
         stdout: "piped",
         stderr: "inherit",
       }).output();
