@@ -64,7 +64,7 @@ export interface ControlPlaneOptions {
 /** A control plane ready to serve. */
 export interface ControlPlane {
   /** The request handler for `Deno.serve`. */
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request) => Response | Promise<Response>;
   harnessId: string;
   /** Stops runs that are still going (after a bounded grace period) and releases resources. */
   close(graceMs?: number): Promise<void>;
@@ -114,11 +114,16 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   };
 
   // `GET /health` is answered before the router: it is the load balancer's probe, polled hardest.
-  const health = async () => {
+  // While the snapshot stands, the answer is made synchronously (no promise on the probe's path).
+  const health = (): Response | Promise<Response> => {
     const t0 = performance.now();
-    const response = jsonResponse(await ctx.health.json());
-    log?.(requestLine("GET", "/health", 200, performance.now() - t0, undefined));
-    return response;
+    const answer = (json: string) => {
+      const response = jsonResponse(json);
+      log?.(requestLine("GET", "/health", 200, performance.now() - t0, undefined));
+      return response;
+    };
+    const json = ctx.health.json();
+    return typeof json === "string" ? answer(json) : json.then(answer);
   };
 
   const app: ControlPlaneApp = new Hono<Env>();

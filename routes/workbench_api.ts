@@ -52,7 +52,7 @@ export interface WorkbenchApiOptions {
 
 /** The API, ready to serve. */
 export interface WorkbenchApi {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request) => Response | Promise<Response>;
   /** The copilot's model, when one is configured. */
   copilotModel: CopilotModel | undefined;
 }

@@ -59,7 +59,9 @@ function refusal(status: 401 | 403, message: string, wantsHtml: boolean): Respon
  * @param options The API, the secret, the allowed hosts, the token and the pages.
  * @returns The handler.
  */
-export function createLauncher(options: LauncherOptions): (request: Request) => Promise<Response> {
+export function createLauncher(
+  options: LauncherOptions,
+): (request: Request) => Response | Promise<Response> {
   return withCheckedHost(async (request: Request) => {
     const url = new URL(request.url);
     const wantsHtml = !url.pathname.startsWith("/api/") && request.method === "GET";

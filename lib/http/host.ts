@@ -56,13 +56,14 @@ export function hostProblem(request: Request): FrameworkError | undefined {
  */
 export function withCheckedHost(
   handler: (request: Request) => Response | Promise<Response>,
-): (request: Request) => Promise<Response> {
-  return async (request) => {
+): (request: Request) => Response | Promise<Response> {
+  const refuse = async (request: Request, problem: FrameworkError) => {
+    await request.body?.cancel().catch(() => {});
+    return errorResponse(problem);
+  };
+  // A synchronous answer of the handler stays synchronous (Deno.serve sends it without a promise).
+  return (request) => {
     const problem = hostProblem(request);
-    if (problem) {
-      await request.body?.cancel().catch(() => {});
-      return errorResponse(problem);
-    }
-    return await handler(request);
+    return problem ? refuse(request, problem) : handler(request);
   };
 }

@@ -93,7 +93,18 @@ export function requestLine(
   ms: number,
   keyId: string | undefined,
 ): string {
-  return `${new Date().toISOString()} ${method} ${path} ${status} ${Math.round(ms)}ms key=${
-    keyId ?? "-"
-  }`;
+  return `${isoNow()} ${method} ${path} ${status} ${Math.round(ms)}ms key=${keyId ?? "-"}`;
+}
+
+let lastMs = -1;
+let lastIso = "";
+
+/** The current time in ISO form, formatted once per millisecond (a busy server logs many lines in one). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }

@@ -20,8 +20,11 @@ export const MAX_AGE_MS = 1000;
 
 /** A harness's health snapshot. */
 export interface HealthSnapshot {
-  /** The `/health` body in the ok wrapper, as JSON text. */
-  json(): Promise<string>;
+  /**
+   * The `/health` body in the ok wrapper, as JSON text: the text itself while the snapshot stands
+   * (the probe's path takes no promise), a promise while it is rebuilt.
+   */
+  json(): string | Promise<string>;
   /** Stops watching the harness folder. */
   close(): void;
 }
@@ -65,7 +68,7 @@ export function healthSnapshot(harnessDir: string): HealthSnapshot {
         c && c.specGeneration === watch.generation() && c.applied === proposalsAppliedInProcess() &&
         performance.now() - c.builtAt < MAX_AGE_MS
       ) {
-        return Promise.resolve(c.json);
+        return c.json;
       }
       // Requests that arrive while the snapshot is rebuilt share the rebuild, unless something changed
       // after it began.

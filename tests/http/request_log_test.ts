@@ -55,3 +55,13 @@ Deno.test("requestLine: time, method, path, status, rounded duration, key", () =
   );
   assert.match(requestLine("GET", "/health", 200, 0, undefined), / key=-$/);
 });
+
+Deno.test("requestLine: the time is the current millisecond's, formatted once per millisecond", async () => {
+  const at = (line: string) => Date.parse(line.split(" ")[0]!);
+  const before = Date.now();
+  const first = requestLine("GET", "/health", 200, 0, undefined);
+  assert.ok(at(first) >= before && at(first) <= Date.now());
+  await new Promise((r) => setTimeout(r, 5));
+  const later = requestLine("GET", "/health", 200, 0, undefined);
+  assert.ok(at(later) > at(first), "a later line carries a later time");
+});
