@@ -1,6 +1,7 @@
 /**
  * A request log that never blocks the event loop: lines are queued and written to stderr by one
- * asynchronous write at a time (batched when requests outpace the terminal or pipe). When the reader
+ * asynchronous write at a time, a few milliseconds after the first of them (a busy server writes
+ * hundreds of lines per call, not one per request); `flush` writes at once. When the reader
  * stops reading and the queue passes its bound, new lines are dropped and counted, and the count is
  * written once the stream moves again; the server keeps answering either way.
  *
@@ -14,6 +15,9 @@ export interface RequestLog {
   /** Resolves when every queued line has been written. */
   flush(): Promise<void>;
 }
+
+/** How long a line waits for others before they are written together. */
+const BATCH_MS = 5;
 
 /** Lines held at most while the writer waits on a slow reader. */
 const MAX_QUEUED = 10_000;
@@ -57,6 +61,14 @@ export function requestLog(
     }
   };
 
+  // Lines wait a few milliseconds for company, so a busy server writes hundreds per call.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const start = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    writing ??= drain().finally(() => writing = undefined);
+  };
+
   return {
     line(text) {
       if (queue.length >= MAX_QUEUED) {
@@ -64,9 +76,13 @@ export function requestLog(
         return;
       }
       queue.push(text);
-      writing ??= drain().finally(() => writing = undefined);
+      if (!writing && timer === undefined) {
+        timer = setTimeout(start, BATCH_MS);
+        Deno.unrefTimer(timer as unknown as number); // a pending line never keeps the process alive
+      }
     },
     async flush() {
+      if (timer !== undefined) start();
       while (writing) await writing;
     },
   };

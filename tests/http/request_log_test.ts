@@ -65,3 +65,21 @@ Deno.test("requestLine: the time is the current millisecond's, formatted once pe
   const later = requestLine("GET", "/health", 200, 0, undefined);
   assert.ok(at(later) > at(first), "a later line carries a later time");
 });
+
+Deno.test("requestLog: lines go out on their own after a few milliseconds, together", async () => {
+  const chunks: string[] = [];
+  const log = requestLog({
+    write: (bytes) => {
+      chunks.push(new TextDecoder().decode(bytes));
+      return Promise.resolve(bytes.length);
+    },
+  });
+  for (let i = 0; i < 100; i++) log.line(`r${i}`);
+  assert.equal(chunks.length, 0, "nothing is written while the lines wait for company");
+  for (let waited = 0; chunks.length === 0 && waited < 2_000; waited += 10) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(chunks.length, 1, "the waiting lines are written in one call");
+  assert.equal(chunks[0]!.split("\n").length, 101);
+  await log.flush();
+});
