@@ -29,3 +29,51 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
   buffer += decoder.decode();
   if (buffer) yield buffer;
 }
+
+/**
+ * Reads a byte source line by line (journals), calling `onLine` with each complete line without its
+ * `\n` and the offset just past it, then, when the bytes end without a newline, with the rest as an
+ * incomplete line. `onLine` returning `false` stops the reading. The line is a view valid only during
+ * the call; memory is bounded by the read buffer and the longest line, not the source. A callback,
+ * not a generator: a promise per line would halve the speed of journal verification.
+ *
+ * @example
+ * ```ts
+ * using file = await Deno.open(path);
+ * await eachByteLine(file, (bytes, _end, complete) => complete && check(bytes));
+ * ```
+ * @param source What to read (a file).
+ * @param onLine Called for each line, in order.
+ */
+export async function eachByteLine(
+  source: { read(into: Uint8Array): Promise<number | null> },
+  onLine: (bytes: Uint8Array, end: number, complete: boolean) => boolean | void,
+): Promise<void> {
+  const chunk = new Uint8Array(256 * 1024);
+  let carry: Uint8Array = new Uint8Array(0); // the start of a line that goes on in the next read
+  let base = 0; // the stream offset of chunk[0]
+  while (true) {
+    const n = await source.read(chunk);
+    if (n === null) break;
+    const view = chunk.subarray(0, n);
+    let start = 0;
+    for (let nl = view.indexOf(0x0a); nl >= 0; nl = view.indexOf(0x0a, start)) {
+      const line = carry.length
+        ? concat(carry, view.subarray(start, nl))
+        : view.subarray(start, nl);
+      carry = new Uint8Array(0);
+      if (onLine(line, base + nl + 1, true) === false) return;
+      start = nl + 1;
+    }
+    if (start < n) carry = concat(carry, view.subarray(start));
+    base += n;
+  }
+  if (carry.length) onLine(carry, base, false);
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -10,6 +10,7 @@
  */
 
 import type { JournalEvent } from "./event.ts";
+import { eachByteLine } from "../lines.ts";
 import { chainVerifier, type Integrity, parseJournal } from "./verify.ts";
 
 /** A journal's line positions and its whole-file integrity. */
@@ -75,43 +76,19 @@ async function scan(path: string): Promise<JournalIndex> {
   const chain = chainVerifier();
   let broken = false;
   const starts: number[] = [0];
-  const chunk = new Uint8Array(256 * 1024);
-  let carry: Uint8Array = new Uint8Array(0);
-  let base = 0; // file offset of chunk[0]
-  while (true) {
-    const n = await file.read(chunk);
-    if (n === null) break;
-    const view = chunk.subarray(0, n);
-    let start = 0;
-    while (true) {
-      const nl = view.indexOf(0x0a, start);
-      if (nl < 0) break;
-      if (!broken) {
-        let line: Uint8Array = view.subarray(start, nl);
-        if (carry.length) line = concat(carry, line);
-        if (!chain.line(line)) broken = true;
-      }
-      carry = new Uint8Array(0);
-      starts.push(base + nl + 1);
-      start = nl + 1;
+  let size = 0;
+  await eachByteLine(file, (bytes, end, complete) => {
+    size = end;
+    if (!complete) broken = true; // a torn last line: not counted, and the chain is broken there
+    else {
+      if (!broken && !chain.line(bytes)) broken = true;
+      starts.push(end);
     }
-    // A line that goes on in the next chunk: kept only while the chain still needs it.
-    if (start < n && !broken) carry = concat(carry, view.subarray(start));
-    base += n;
-  }
-  const lines = starts.length - 1;
-  const torn = base > starts[lines]!;
-  const integrity: Integrity = broken || torn
+  });
+  const integrity: Integrity = broken
     ? { ok: false, checked: chain.checked, broken_at: chain.checked + 1 }
     : { ok: true, checked: chain.checked, broken_at: null };
-  return { integrity, lines, starts, size: base };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+  return { integrity, lines: starts.length - 1, starts, size };
 }
 
 /**

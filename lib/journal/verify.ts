@@ -4,6 +4,7 @@
  * @module
  */
 
+import { eachByteLine } from "../lines.ts";
 import { scanString, scanValue, UNSURE } from "./canonical_scan.ts";
 import {
   canonicalParts,
@@ -98,35 +99,12 @@ export function verifyJournal(input: Uint8Array | string): Integrity {
 export async function verifyJournalFile(path: string): Promise<Integrity> {
   using file = await Deno.open(path, { read: true });
   const chain = chainVerifier();
-  const chunk = new Uint8Array(256 * 1024);
-  let carry: Uint8Array = new Uint8Array(0);
-  while (true) {
-    const n = await file.read(chunk);
-    if (n === null) break;
-    let view = chunk.subarray(0, n);
-    let start = 0;
-    while (true) {
-      const nl = view.indexOf(0x0a, start);
-      if (nl < 0) break;
-      let line: Uint8Array = view.subarray(start, nl);
-      if (carry.length) {
-        line = concat(carry, line);
-        carry = new Uint8Array(0);
-      }
-      if (!chain.line(line)) return broken(chain.checked);
-      start = nl + 1;
-    }
-    view = view.subarray(start);
-    if (view.length) carry = concat(carry, view);
-  }
-  return carry.length ? broken(chain.checked) : verified(chain.checked);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+  let ok = true;
+  // A torn last line breaks the chain, as in verifyJournal.
+  await eachByteLine(file, (bytes, _end, complete) => {
+    if (!complete || !chain.line(bytes)) return ok = false;
+  });
+  return ok ? verified(chain.checked) : broken(chain.checked);
 }
 
 function broken(checked: number): Integrity {
