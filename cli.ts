@@ -17,7 +17,9 @@
  * @module
  */
 
+import { writeOut } from "./cli/output.ts";
 import { rootHelp } from "./cli/root_help.ts";
+import { okEnvelope } from "./lib/envelope.ts";
 import { FRAMEWORK_VERSION } from "./lib/version.ts";
 
 /**
@@ -30,12 +32,12 @@ export async function main(args: string[]): Promise<void> {
   const json = rest.length < args.length;
   const ask = rest.length === 0 ? (json ? null : "usage") : rest.length === 1 ? rest[0] : null;
   if (ask === "usage" || ask === "--help" || ask === "-h") {
-    write(json ? envelope({ help: rootHelp() }) : rootHelp());
+    writeOut(json ? JSON.stringify(okEnvelope({ help: rootHelp() })) : rootHelp());
     // A bare `framework` is a usage error after its help, as commander does.
     Deno.exit(ask === "usage" ? 2 : 0);
   }
   if (ask === "--version") {
-    write(json ? envelope({ version: FRAMEWORK_VERSION }) : `${FRAMEWORK_VERSION}\n`);
+    writeOut(json ? JSON.stringify(okEnvelope({ version: FRAMEWORK_VERSION })) : FRAMEWORK_VERSION);
     Deno.exit(0);
   }
   // Not a literal: Deno walks every literal import (dynamic ones too) before the first line runs,
@@ -47,16 +49,5 @@ export async function main(args: string[]): Promise<void> {
 
 /** The command-line parser and its verbs, loaded only when a verb runs. */
 const CLI_MAIN = "./cli/main.ts";
-
-/** The ok wrapper, written here without loading the library's envelope module. */
-function envelope(data: unknown): string {
-  return `${JSON.stringify({ ok: true, data })}\n`;
-}
-
-function write(text: string): void {
-  const bytes = new TextEncoder().encode(text);
-  let off = 0;
-  while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
-}
 
 if (import.meta.main) await main(Deno.args);
