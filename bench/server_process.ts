@@ -5,6 +5,8 @@
  * @module
  */
 
+import { frameworkTaskFlags } from "../scripts/install.ts";
+
 /** A benchmark server process. */
 export interface ServerProcess {
   port: number;
@@ -71,10 +73,10 @@ export async function startServer(
  * @returns The flags to pass to `startServer`.
  */
 export async function frameworkFlags(extraV8: string[] = []): Promise<string[]> {
-  const config = JSON.parse(
+  const task = frameworkTaskFlags(
     await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
-  ) as { tasks: Record<string, string> };
-  const own = /--v8-flags=(\S+)/.exec(config.tasks.framework ?? "")?.[1]?.split(",") ?? [];
+  );
+  const own = task.split(" ").find((f) => f.startsWith("--v8-flags="))?.slice(11).split(",") ?? [];
   const all = [...own, ...extraV8];
   return all.length ? [`--v8-flags=${all.join(",")}`] : [];
 }
