@@ -23,22 +23,6 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
- * Hex SHA-256 of several pieces taken as one (no copy of the pieces into one buffer).
- *
- * @example
- * ```ts
- * sha256HexOf(["a", new TextEncoder().encode("bc")]) === sha256Hex("abc"); // true
- * ```
- * @param parts The pieces, in order.
- * @returns 64 lowercase hex characters.
- */
-export function sha256HexOf(parts: (string | Uint8Array)[]): string {
-  const h = createHash("sha256");
-  for (const p of parts) h.update(p);
-  return h.digest("hex");
-}
-
-/**
  * The RFC 8785 canonical JSON of a value.
  *
  * @example

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex, sha256HexOf } from "../hash.ts";
+import { canonicalJson, sha256Hex } from "../hash.ts";
+import { createSha256 } from "../sha256.ts";
 
 /** One journal event. */
 export interface JournalEvent {
@@ -80,15 +81,35 @@ export function chainHash(prev: string, canonicalBody: string): string {
 }
 
 /**
- * The same chain formula over a journal line's own bytes, for a line already confirmed canonical:
- * the hashed body `{"payload":P,"seq":…,"ts":…,"type":…}` is assembled from the payload's bytes and
- * the line's tail after `prev` (`,"seq":…}`), so nothing is parsed or re-serialized.
- *
- * @param prev The previous event's hash.
- * @param payload The canonical payload's bytes.
- * @param tail The line's bytes from the comma before `"seq"` to its closing brace.
- * @returns 64 hex characters.
+ * The one state {@link lineHashIs} hashes with: verifying a long journal then allocates nothing
+ * per line that only a full collection would free (see lib/sha256.ts).
  */
-export function chainHashParts(prev: string, payload: Uint8Array, tail: Uint8Array): string {
-  return sha256HexOf([`${prev}\n{"payload":`, payload, tail]);
+const lineHash = createSha256();
+
+/**
+ * The same chain formula over a journal line's own bytes, for a line already confirmed canonical:
+ * the hashed text `prev + "\n" + {"payload":P,"seq":…,"ts":…,"type":…}` is taken from the line's
+ * `prev` digits, its payload's bytes and its tail after `prev` (`,"seq":…}`), and the result is
+ * compared with the line's `hash` digits, so nothing is parsed, re-serialized, copied or decoded.
+ *
+ * @param line The line's bytes.
+ * @param hashAt Where the line's own hash (64 hex digits) starts.
+ * @param prevAt Where the previous event's hash (64 hex digits) starts.
+ * @param payloadAt Where the canonical payload starts.
+ * @param payloadEnd Where it ends (exclusive).
+ * @param tailAt Where the tail starts (it runs to the end of the line).
+ * @returns Whether the line's hash is right.
+ */
+export function lineHashIs(
+  line: Uint8Array,
+  hashAt: number,
+  prevAt: number,
+  payloadAt: number,
+  payloadEnd: number,
+  tailAt: number,
+): boolean {
+  return lineHash.update(line, prevAt, prevAt + 64).update(NEWLINE_PAYLOAD)
+    .update(line, payloadAt, payloadEnd).update(line, tailAt).hexIs(line, hashAt);
 }
+
+const NEWLINE_PAYLOAD = new TextEncoder().encode('\n{"payload":');

@@ -6,13 +6,7 @@
 
 import { eachByteLine } from "../lines.ts";
 import { scanString, scanValue, UNSURE } from "./canonical_scan.ts";
-import {
-  canonicalParts,
-  chainHash,
-  chainHashParts,
-  GENESIS_HASH,
-  type JournalEvent,
-} from "./event.ts";
+import { canonicalParts, chainHash, GENESIS_HASH, type JournalEvent, lineHashIs } from "./event.ts";
 
 /** The result of {@link verifyJournal}. */
 export interface Integrity {
@@ -45,14 +39,17 @@ export interface ChainVerifier {
  * @returns The verifier.
  */
 export function chainVerifier(): ChainVerifier {
-  let prev = GENESIS_HASH;
+  // The previous hash as its 64 ASCII digits: the fast check compares bytes with bytes.
+  const prev = ASCII.encode(GENESIS_HASH);
   let checked = 0;
   return {
     line(bytes) {
       const seq = checked + 1;
-      const hash = fastLine(bytes, seq, prev) ?? slowLine(bytes, seq, prev);
-      if (hash === undefined) return false;
-      prev = hash;
+      if (!fastCheck(bytes, seq, prev)) {
+        const hash = slowLine(bytes, seq, LATIN1.decode(prev));
+        if (hash === undefined) return false;
+        ASCII.encodeInto(hash, prev);
+      }
       checked = seq;
       return true;
     },
@@ -116,6 +113,7 @@ function verified(checked: number): Integrity {
 }
 
 const ASCII = new TextEncoder();
+const LATIN1 = new TextDecoder("latin1");
 const HEAD = ASCII.encode('{"hash":');
 const PAYLOAD = ASCII.encode(',"payload":');
 const PREV = ASCII.encode(',"prev":');
@@ -129,49 +127,73 @@ function at(b: Uint8Array, i: number, word: Uint8Array): boolean {
   return true;
 }
 
-/** Whether the string at [start, end) (quotes included) is exactly `text` (ASCII). */
-function stringIs(b: Uint8Array, start: number, end: number, text: string): boolean {
-  if (end - start !== text.length + 2) return false;
-  for (let k = 0; k < text.length; k++) if (b[start + 1 + k] !== text.charCodeAt(k)) return false;
+/** Whether the string at [start, end) (quotes included) is exactly the 64 digits of `hash`. */
+function hashIs(b: Uint8Array, start: number, end: number, hash: Uint8Array): boolean {
+  if (end - start !== 66) return false;
+  for (let k = 0; k < 64; k++) if (b[start + 1 + k] !== hash[k]) return false;
   return true;
 }
 
+/** Whether the digits at [start, end) are the canonical text of the whole number `n`. */
+function numberIs(b: Uint8Array, start: number, end: number, n: number): boolean {
+  if (end <= start || end - start > 15 || (b[start] === 0x30 && end - start > 1)) return false;
+  let value = 0;
+  for (let k = start; k < end; k++) {
+    const digit = b[k]! - 0x30;
+    if (digit < 0 || digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  return value === n;
+}
+
 /**
- * The fast check of one line (exported for the tests that hold it equal to the full check): the canonical layout `{"hash":…,"payload":{…},"prev":…,"seq":…,
- * "ts":…,"type":…}` confirmed by the byte scan, seq and prev as expected, and the hash of
+ * The fast check of one line (exported for the tests that hold it equal to the full check): the
+ * canonical layout `{"hash":…,"payload":{…},"prev":…,"seq":…,"ts":…,"type":…}` confirmed by the
+ * byte scan, seq and prev as expected, and the hash of
  * `prev + "\n" + {"payload":…,"seq":…,"ts":…,"type":…}` taken over the line's own bytes.
  *
  * @returns The line's hash when it verifies, undefined when the full check must decide.
  */
 export function fastLine(b: Uint8Array, seq: number, prev: string): string | undefined {
+  if (prev.length !== 64 || !/^[\x20-\x7e]*$/.test(prev)) return undefined;
+  const digits = ASCII.encode(prev);
+  return fastCheck(b, seq, digits) ? LATIN1.decode(digits) : undefined;
+}
+
+/**
+ * {@link fastLine} without strings: `prev` holds the previous hash's 64 digits and, when the line
+ * verifies, becomes this line's hash. Nothing is allocated per line, so a long journal's
+ * verification stays within a line's memory.
+ */
+function fastCheck(b: Uint8Array, seq: number, prev: Uint8Array): boolean {
   try {
-    if (!at(b, 0, HEAD)) return undefined;
+    if (!at(b, 0, HEAD)) return false;
     const hashEnd = scanString(b, HEAD.length, b.length);
-    if (hashEnd === UNSURE || !at(b, hashEnd, PAYLOAD)) return undefined;
+    if (hashEnd === UNSURE || hashEnd - HEAD.length !== 66 || !at(b, hashEnd, PAYLOAD)) {
+      return false;
+    }
     const payloadStart = hashEnd + PAYLOAD.length;
-    if (b[payloadStart] !== 0x7b) return undefined;
+    if (b[payloadStart] !== 0x7b) return false;
     const payloadEnd = scanValue(b, payloadStart, b.length);
-    if (payloadEnd === UNSURE || !at(b, payloadEnd, PREV)) return undefined;
+    if (payloadEnd === UNSURE || !at(b, payloadEnd, PREV)) return false;
     const prevEnd = scanString(b, payloadEnd + PREV.length, b.length);
-    if (prevEnd === UNSURE || !stringIs(b, payloadEnd + PREV.length, prevEnd, prev)) {
-      return undefined;
-    }
-    if (!at(b, prevEnd, SEQ)) return undefined;
+    if (prevEnd === UNSURE || !hashIs(b, payloadEnd + PREV.length, prevEnd, prev)) return false;
+    if (!at(b, prevEnd, SEQ)) return false;
     const seqEnd = scanValue(b, prevEnd + SEQ.length, b.length);
-    const seqText = String(seq);
-    if (seqEnd === UNSURE || seqEnd - prevEnd - SEQ.length !== seqText.length) return undefined;
-    for (let k = 0; k < seqText.length; k++) {
-      if (b[prevEnd + SEQ.length + k] !== seqText.charCodeAt(k)) return undefined;
-    }
-    if (!at(b, seqEnd, TS)) return undefined;
+    if (seqEnd === UNSURE || !numberIs(b, prevEnd + SEQ.length, seqEnd, seq)) return false;
+    if (!at(b, seqEnd, TS)) return false;
     const tsEnd = scanString(b, seqEnd + TS.length, b.length);
-    if (tsEnd === UNSURE || !at(b, tsEnd, TYPE)) return undefined;
+    if (tsEnd === UNSURE || !at(b, tsEnd, TYPE)) return false;
     const typeEnd = scanString(b, tsEnd + TYPE.length, b.length);
-    if (typeEnd === UNSURE || typeEnd !== b.length - 1 || b[typeEnd] !== 0x7d) return undefined;
-    const hash = chainHashParts(prev, b.subarray(payloadStart, payloadEnd), b.subarray(prevEnd));
-    return stringIs(b, HEAD.length, hashEnd, hash) ? hash : undefined;
+    if (typeEnd === UNSURE || typeEnd !== b.length - 1 || b[typeEnd] !== 0x7d) return false;
+    const hashAt = HEAD.length + 1;
+    if (!lineHashIs(b, hashAt, payloadEnd + PREV.length + 1, payloadStart, payloadEnd, prevEnd)) {
+      return false;
+    }
+    for (let k = 0; k < 64; k++) prev[k] = b[hashAt + k]!;
+    return true;
   } catch {
-    return undefined; // e.g. nesting deeper than the stack: the full check decides
+    return false; // e.g. nesting deeper than the stack: the full check decides
   }
 }
 
