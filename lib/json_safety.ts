@@ -5,8 +5,6 @@
  * @module
  */
 
-import { setOwn } from "./own.ts";
-
 /** The deepest nesting accepted in request bodies and CLI values. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -41,38 +39,4 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): string |
     }
   }
   return undefined;
-}
-
-/**
- * A copy of a JSON value whose strings and keys are well-formed (lone surrogates become U+FFFD), for
- * text from models and tools that must still be hashed. Iterative, so depth cannot overflow the stack.
- *
- * @param value A JSON value.
- * @returns The repaired copy.
- */
-export function wellFormedJson<T>(value: T): T {
-  const fix = (v: unknown): unknown => (typeof v === "string" ? v.toWellFormed() : v);
-  const root: { v: unknown } = { v: undefined };
-  const stack: [unknown, Record<string, unknown> | unknown[], string | number][] = [[
-    value,
-    root as Record<string, unknown>,
-    "v",
-  ]];
-  while (stack.length) {
-    const [src, parent, key] = stack.pop()!;
-    let copy: unknown;
-    if (src === null || typeof src !== "object") {
-      copy = fix(src);
-    } else if (Array.isArray(src)) {
-      const arr: unknown[] = new Array(src.length);
-      src.forEach((item, i) => stack.push([item, arr, i]));
-      copy = arr;
-    } else {
-      const obj: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(src)) stack.push([item, obj, k.toWellFormed()]);
-      copy = obj;
-    }
-    setOwn(parent as Record<string | number, unknown>, key, copy);
-  }
-  return root.v as T;
 }

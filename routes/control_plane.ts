@@ -110,7 +110,12 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
         throw err;
       }
     },
-    body: (c, allowEmpty = false) => readJsonObject(c.req.raw, maxBodyBytes, { allowEmpty }),
+    async authorizedBody(c, scope, allowEmpty = false) {
+      const body = readJsonObject(c.req.raw, maxBodyBytes, { allowEmpty });
+      body.catch(() => {}); // its error is reported after the token's verdict, or not at all
+      const who = await ctx.authorize(c, scope);
+      return { who, body: await body };
+    },
   };
 
   // `GET /health` is answered before the router: it is the load balancer's probe, polled hardest.

@@ -37,7 +37,21 @@ export const GENESIS_HASH = "0".repeat(64);
 export function canonicalParts(
   e: { seq: number; ts: string; type: string; payload: unknown; prev?: string; hash?: string },
 ): { body: string; line: string } {
-  const payload = canonicalJson(e.payload);
+  return canonicalPartsOf(canonicalJson(e.payload), e);
+}
+
+/**
+ * {@link canonicalParts} around a payload already in canonical text (the writer makes it while it
+ * repairs and redacts the payload).
+ *
+ * @param payload The payload's canonical text.
+ * @param e The other fields.
+ * @returns The body and the line.
+ */
+export function canonicalPartsOf(
+  payload: string,
+  e: { seq: number; ts: string; type: string; prev?: string; hash?: string },
+): { body: string; line: string } {
   const tail = `"seq":${canonicalJson(e.seq)},"ts":${JSON.stringify(e.ts)},"type":${
     JSON.stringify(e.type)
   }}`;

@@ -16,6 +16,37 @@ export const REDACTED = "[REDACTED]";
 /** A compiled redactor: applies the patterns and field names to any JSON value. */
 export type Redactor = (value: unknown) => unknown;
 
+/** A compiled `logging.redact`: patterns over every string, field names at any depth. */
+export interface Redaction {
+  patterns: RegExp[];
+  /** Lowercased field names. */
+  fields: Set<string>;
+}
+
+/**
+ * Compiles `logging.redact`.
+ *
+ * @param config The redaction settings.
+ * @returns The compiled redaction, or undefined when it redacts nothing.
+ */
+export function compileRedaction(config: RedactConfig | undefined): Redaction | undefined {
+  const patterns = (config?.patterns ?? []).map((p) => new RegExp(p, "g"));
+  const fields = new Set((config?.fields ?? []).map((f) => f.toLowerCase()));
+  return patterns.length || fields.size ? { patterns, fields } : undefined;
+}
+
+/** A string with every match of the patterns replaced. */
+export function redactText(text: string, redaction: Redaction): string {
+  let out = text;
+  for (const re of redaction.patterns) out = out.replace(re, REDACTED);
+  return out;
+}
+
+/** Whether a key's whole value is replaced (its name, in any case, is a redacted field). */
+export function redactsField(key: string, redaction: Redaction): boolean {
+  return redaction.fields.has(key.toLowerCase());
+}
+
 /**
  * Compiles a redactor. Patterns replace every match inside every string (keys are left alone);
  * fields replace the whole value of a key with that name (case-insensitive), at any depth.
@@ -29,20 +60,15 @@ export type Redactor = (value: unknown) => unknown;
  * @returns The redactor (the identity when nothing is configured).
  */
 export function makeRedactor(config: RedactConfig | undefined): Redactor {
-  const patterns = (config?.patterns ?? []).map((p) => new RegExp(p, "g"));
-  const fields = new Set((config?.fields ?? []).map((f) => f.toLowerCase()));
-  if (patterns.length === 0 && fields.size === 0) return (v) => v;
+  const redaction = compileRedaction(config);
+  if (!redaction) return (v) => v;
   const walk = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      let out = value;
-      for (const re of patterns) out = out.replace(re, REDACTED);
-      return out;
-    }
+    if (typeof value === "string") return redactText(value, redaction);
     if (Array.isArray(value)) return value.map(walk);
     if (value && typeof value === "object") {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
-        out[k] = fields.has(k.toLowerCase()) ? REDACTED : walk(v);
+        out[k] = redactsField(k, redaction) ? REDACTED : walk(v);
       }
       return out;
     }

@@ -6,9 +6,9 @@
  */
 
 import { dirname } from "node:path";
-import { canonicalParts, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
-import { wellFormedJson } from "../json_safety.ts";
-import { makeRedactor, type RedactConfig } from "./redact.ts";
+import { canonicalPartsOf, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
+import { journalPayload } from "./payload.ts";
+import { compileRedaction, type RedactConfig } from "./redact.ts";
 
 /** An open journal. */
 export interface JournalWriter {
@@ -33,12 +33,16 @@ const HASH_SLOT = "0".repeat(64);
 /** Where the line goes on after `{"hash":"<64 hex>"`. */
 const HASH_SLOT_PREFIX = `{"hash":"${HASH_SLOT}"`.length;
 
-/** Makes a value plain JSON (drops undefined, turns Dates into strings, errors into messages). */
-function plain(value: unknown): Record<string, unknown> {
-  // Well-formed strings only: a lone surrogate (from a model or a tool) cannot be canonicalized.
-  return wellFormedJson(JSON.parse(
-    JSON.stringify(value, (_k, v) => (v instanceof Error ? { error: v.message } : v)) ?? "{}",
-  ));
+/** Creates the file, refusing an existing one; its folder is made only when missing (once). */
+function openNew(path: string): Deno.FsFile {
+  const options = { createNew: true, append: true, mode: 0o600 } as const;
+  try {
+    return Deno.openSync(path, options);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    return Deno.openSync(path, options);
+  }
 }
 
 /**
@@ -55,9 +59,8 @@ function plain(value: unknown): Record<string, unknown> {
  * @returns The writer.
  */
 export function createJournal(path: string, redact?: RedactConfig): JournalWriter {
-  Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const file = Deno.openSync(path, { createNew: true, append: true, mode: 0o600 });
-  const redactor = makeRedactor(redact);
+  const file = openNew(path);
+  const redaction = compileRedaction(redact);
   const encoder = new TextEncoder();
   let prev = GENESIS_HASH;
   let seq = 0;
@@ -68,16 +71,13 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
     append(type, payload) {
       if (closed) throw new Error(`journal ${path} is closed`);
       seq += 1;
-      const body = {
-        seq,
-        ts: new Date().toISOString(),
-        type,
-        payload: redactor(plain(payload)) as Record<string, unknown>,
-      };
-      // The payload is canonicalized once: the hashed body and the line are built around it.
-      const parts = canonicalParts({ ...body, prev, hash: HASH_SLOT });
+      const ts = new Date().toISOString();
+      // The payload is made plain, repaired, redacted and canonicalized in one walk; the hashed body
+      // and the line are built around its text.
+      const { payload: journaled, json } = journalPayload(payload, redaction);
+      const parts = canonicalPartsOf(json, { seq, ts, type, prev, hash: HASH_SLOT });
       const hash = chainHash(prev, parts.body);
-      const event: JournalEvent = { ...body, prev, hash };
+      const event: JournalEvent = { seq, ts, type, payload: journaled, prev, hash };
       const bytes = encoder.encode(`{"hash":"${hash}"${parts.line.slice(HASH_SLOT_PREFIX)}\n`);
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));

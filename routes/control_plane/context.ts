@@ -35,8 +35,17 @@ export interface ControlPlaneContext {
   health: HealthSnapshot;
   /** Authenticates the request for a scope (401/403) and remembers the key for the request log. */
   authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
-  /** Reads the JSON object body within the size limit (`allowEmpty`: an empty body is `{}`). */
-  body(c: Context<Env>, allowEmpty?: boolean): Promise<Record<string, unknown>>;
+  /**
+   * Authenticates the request for a scope and reads its JSON object body within the size limit
+   * (`allowEmpty`: an empty body is `{}`). The body is read while the token is checked (the check
+   * waits on a worker thread), but the token's verdict comes first: a request refused there gets its
+   * 401 or 403 whatever its body, and a bad body is only reported to an authorized caller.
+   */
+  authorizedBody(
+    c: Context<Env>,
+    scope: string,
+    allowEmpty?: boolean,
+  ): Promise<{ who: Principal; body: Record<string, unknown> }>;
 }
 
 /**

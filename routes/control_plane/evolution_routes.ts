@@ -31,8 +31,7 @@ export function evolutionRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const dir = ctx.harness.dir;
   const policy = { policy: CONTROL_PLANE_POLICY } as const;
   app.post("/evolve/propose", async (c) => {
-    await ctx.authorize(c, "evolve");
-    const body = readRequest(PROPOSE_REQUEST, await ctx.body(c, true));
+    const body = readRequest(PROPOSE_REQUEST, (await ctx.authorizedBody(c, "evolve", true)).body);
     const proposal = await proposeImprovement(dir, {
       trigger: "http",
       ...policy,
@@ -52,8 +51,7 @@ export function evolutionRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
     return okResponse(getProposal(openHive(), ctx.harness, c.req.param("id")));
   });
   app.post("/proposals/:id/apply", async (c) => {
-    await ctx.authorize(c, "evolve");
-    const body = readRequest(APPLY_REQUEST, await ctx.body(c));
+    const body = readRequest(APPLY_REQUEST, (await ctx.authorizedBody(c, "evolve")).body);
     return okResponse(
       await applyProposal(dir, c.req.param("id"), {
         approve_code: body.approve_code ?? [],
@@ -62,8 +60,7 @@ export function evolutionRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
     );
   });
   app.post("/proposals/:id/reject", async (c) => {
-    await ctx.authorize(c, "evolve");
-    const { reason } = readRequest(REJECT_REQUEST, await ctx.body(c));
+    const { reason } = readRequest(REJECT_REQUEST, (await ctx.authorizedBody(c, "evolve")).body);
     return okResponse(await rejectProposal(dir, c.req.param("id"), reason, policy));
   });
   return app;

@@ -23,8 +23,8 @@ import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
 export function runRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
   app.post("/run", async (c) => {
-    await ctx.authorize(c, "run");
-    const run = await ctx.runs.submit(ctx.trusted, await ctx.body(c));
+    const { body } = await ctx.authorizedBody(c, "run");
+    const run = await ctx.runs.submit(ctx.trusted, body);
     if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
     return okResponse(await run.result);
   });

@@ -28,19 +28,20 @@ export function specRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
   const dir = ctx.harness.dir;
   app.post("/set", async (c) => {
-    const editor = remoteEditor(await ctx.authorize(c, "mutate"));
-    const { path, value } = readRequest(SET_REQUEST, await ctx.body(c));
+    const { who, body } = await ctx.authorizedBody(c, "mutate");
+    const editor = remoteEditor(who);
+    const { path, value } = readRequest(SET_REQUEST, body);
     const r = await setField(dir, path, value, editor);
     return okResponse({ path: r.path, old: r.old, new: r.new, spec_version: r.spec_version });
   });
   app.post("/add/:kind", async (c) => {
-    const editor = remoteEditor(await ctx.authorize(c, "mutate"));
-    const r = await addItem(dir, c.req.param("kind"), await ctx.body(c), editor);
+    const { who, body } = await ctx.authorizedBody(c, "mutate");
+    const r = await addItem(dir, c.req.param("kind"), body, remoteEditor(who));
     return okResponse({ kind: r.kind, name: r.name, spec_version: r.spec_version });
   });
   app.post("/remove", async (c) => {
-    const editor = remoteEditor(await ctx.authorize(c, "mutate"));
-    const r = await removeItem(dir, readRequest(REMOVE_REQUEST, await ctx.body(c)), editor);
+    const { who, body } = await ctx.authorizedBody(c, "mutate");
+    const r = await removeItem(dir, readRequest(REMOVE_REQUEST, body), remoteEditor(who));
     return okResponse({ removed: r.removed, spec_version: r.spec_version });
   });
   return app;

@@ -1172,7 +1172,20 @@ Deno.test("capacity and size: 503 with Retry-After, other endpoints never wait (
         json: { input: big, path: "limits.max_turns", value: big, name: big },
       });
       assert.equal(r.status, 413, `${path}: ${JSON.stringify(r.body)}`);
+      // The body is read while the token is checked, but the token's verdict comes first.
+      const anonymous = await call(server, "POST", path, { json: { input: big } });
+      assert.equal(
+        anonymous.status,
+        401,
+        `${path} without a token: ${JSON.stringify(anonymous.body)}`,
+      );
     }
+    const garbled = await fetch(`${server.url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    assert.equal(garbled.status, 401, await garbled.text());
     // Without Content-Length (a streamed body): still cut at the limit.
     const chunks = [new TextEncoder().encode('{"input": "'), new TextEncoder().encode(big + '"}')];
     const stream = new ReadableStream<Uint8Array>({

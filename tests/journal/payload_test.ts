@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import canonicalize from "canonicalize";
+import { journalPayload } from "../../lib/journal/payload.ts";
+import { compileRedaction, makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
+
+/** The definition, written the long way: plain JSON, then repaired strings and keys, then redacted. */
+function reference(value: unknown, config?: { patterns?: string[]; fields?: string[] }) {
+  const plain = JSON.parse(
+    JSON.stringify(value, (_k, v) => (v instanceof Error ? { error: v.message } : v)) ?? "{}",
+  );
+  const repair = (v: unknown): unknown => {
+    if (typeof v === "string") return v.toWellFormed();
+    if (Array.isArray(v)) return v.map(repair);
+    if (v && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) {
+        const key = k.toWellFormed();
+        if (!Object.hasOwn(out, key)) {
+          Object.defineProperty(out, key, {
+            value: repair(item),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }
+      return out;
+    }
+    return v;
+  };
+  const payload = makeRedactor(config)(repair(plain));
+  return { payload, json: canonicalize(payload) };
+}
+
+const CASES: [string, unknown][] = [
+  ["empty", {}],
+  ["key order", { b: 1, a: 2, A: 3, "é": 4, "\u{1f600}": 5, "10": 6, "9": 7 }],
+  ["numbers", { n: [0, -0, 1.5, 1e21, 1e-7, -12345678901234567890, Number.MAX_SAFE_INTEGER] }],
+  ["non-finite numbers and undefined", { a: NaN, b: Infinity, c: undefined, d: [undefined, NaN] }],
+  ["nested arrays and objects", { a: [{ z: [1, [2, { y: "x", x: null }]] }, true, false, null] }],
+  ["strings that need escapes", { s: 'quote " backslash \\ nl \n tab \t nul \u0000 del \u007f' }],
+  ["keys that need escapes", { 'q"k': 1, "b\\k": 2, "c\nk": 3, "\u0001": 4 }],
+  ["lone surrogates in values", { s: "a\ud800b", list: ["\udc00", "ok"] }],
+  ["lone surrogates in keys, two of which meet", { "k\ud800": 1, "k\udbff": 2, "j\udc00": 3 }],
+  ["__proto__ as a key", JSON.parse('{"__proto__": {"x": "\\ud800"}, "a": 1}')],
+  ["errors and dates", { err: new Error("boom"), at: new Date(0), nested: [new Error("e2")] }],
+  ["toJSON", { v: { toJSON: () => ({ made: "by toJSON", b: 2, a: 1 }) } }],
+  ["a long text", { text: "Order #12345 ships on Tuesday. ".repeat(200) }],
+];
+
+Deno.test("journalPayload equals the definition (plain, repaired, canonical) on every case", () => {
+  for (const [name, value] of CASES) {
+    const got = journalPayload(value, undefined);
+    const want = reference(value);
+    assert.equal(got.json, want.json, name);
+    assert.deepEqual(got.payload, want.payload, name);
+    assert.equal(JSON.stringify(got.payload), JSON.stringify(want.payload), `${name}: key order`);
+  }
+});
+
+Deno.test("journalPayload redacts as makeRedactor does, once per string, at any depth", () => {
+  const config = { patterns: ["sk-[a-z0-9]+", "RED"], fields: ["password", "Token"] };
+  const value = {
+    text: "use sk-abc1 and sk-zz9",
+    Password: "hunter2",
+    nested: [{ token: { deep: "object" } }, "sk-in-array", ["sk-x"]],
+    // A pattern that matches the replacement is not applied to it again.
+    red: "RED alert",
+    "k\ud800": "sk-lone\udc00",
+  };
+  const got = journalPayload(value, compileRedaction(config));
+  const want = reference(value, config);
+  assert.equal(got.json, want.json);
+  assert.deepEqual(got.payload, want.payload);
+  assert.equal((got.payload.nested as Record<string, unknown>[])[0]!.token, REDACTED);
+  assert.equal(got.payload.red, `${REDACTED} alert`);
+});
+
+Deno.test("journalPayload: a payload that is not an object journals as {}", () => {
+  for (const value of [undefined, null, 3, "text", [1, 2]]) {
+    assert.deepEqual(journalPayload(value, undefined), { payload: {}, json: "{}" });
+  }
+});
+
+Deno.test("journalPayload leaves the caller's value as it was", () => {
+  const value = { s: "a\ud800", list: ["sk-1"], o: { password: "p" } };
+  const copy = structuredClone(value);
+  journalPayload(value, compileRedaction({ patterns: ["sk-1"], fields: ["password"] }));
+  assert.deepEqual(value, copy);
+});
