@@ -14,6 +14,7 @@
 
 import { Hono } from "hono";
 import { FrameworkError } from "../lib/errors.ts";
+import { startHiveCheckpointer } from "../lib/hive/open.ts";
 import { readJsonObject } from "../lib/http/body.ts";
 import { jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
@@ -87,6 +88,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       maxQueued: options.maxQueuedRuns ?? 4,
     }),
   });
+  const stopCheckpointer = startHiveCheckpointer();
   const stderrLog = options.log === undefined ? requestLog() : undefined;
   const log = stderrLog ? stderrLog.line : options.log;
   const ctx: ControlPlaneContext = {
@@ -150,6 +152,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       ctx.health.close();
       await runs.close(graceMs);
       await stderrLog?.flush();
+      await stopCheckpointer();
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 
 import { resolve } from "node:path";
+import { startHiveCheckpointer } from "../lib/hive/open.ts";
 import { exposureWarning, isLoopbackHost } from "../lib/http/net.ts";
 import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
 import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
@@ -103,6 +104,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     await apiServer.shutdown();
     throw err;
   }
+  const stopCheckpointer = startHiveCheckpointer();
   const port = server.addr.port;
   for (const h of allowedHosts(host, port)) allowed.add(h);
   const shown = host === "0.0.0.0" || host === "::"
@@ -121,6 +123,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     copilotModel: api.copilotModel,
     async close() {
       await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
+      await stopCheckpointer();
     },
   };
 }

@@ -11,6 +11,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { hivePath } from "../paths.ts";
 import { markInterruptedRuns } from "./interrupted.ts";
 import { MIGRATIONS } from "./migrations.ts";
+import { startCheckpointer } from "../sqlite/checkpointer.ts";
 import { databaseCache } from "../sqlite/database.ts";
 
 /** An open hive connection. */
@@ -32,6 +33,17 @@ const hives = databaseCache(MIGRATIONS, markInterruptedRuns);
  */
 export function openHive(path: string = hivePath()): Hive {
   return hives.open(path);
+}
+
+/**
+ * Starts the hive's checkpointer (lib/sqlite/checkpointer.ts) for a long-running process: a server's
+ * runs then never carry a checkpoint's copy and fsyncs on the event loop.
+ *
+ * @param path The database file (default `<home>/hive.db`).
+ * @returns Stops it (call once, when the server closes).
+ */
+export function startHiveCheckpointer(path: string = hivePath()): () => Promise<void> {
+  return startCheckpointer(openHive(path), path);
 }
 
 /**
