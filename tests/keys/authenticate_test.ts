@@ -191,6 +191,27 @@ Deno.test("authenticate() refuses every attack with 401", async (t) => {
       () => `${gh}.${b64json({ ...claims(), scope: "*", sub: "admin" })}.${gs}`,
       /Invalid token signature/,
     ],
+    [
+      "a signature cut short",
+      () => {
+        const sig = Uint8Array.fromBase64(gs!, { alphabet: "base64url" });
+        return `${gh}.${gp}.${toBase64Url(sig.subarray(0, 63))}`;
+      },
+      /Invalid token signature/,
+    ],
+    [
+      "a signature a byte longer",
+      () => {
+        const sig = Uint8Array.fromBase64(gs!, { alphabet: "base64url" });
+        return `${gh}.${gp}.${toBase64Url(new Uint8Array([...sig, 0]))}`;
+      },
+      /Invalid token signature/,
+    ],
+    [
+      "a header changed after signing",
+      () => `${b64json({ ...header, typ: "JOSE" })}.${gp}.${gs}`,
+      /Invalid token signature/,
+    ],
     ["a signature of another message", async () => {
       const other = await signRaw(alice.signing.privateKey, header, claims({ sub: "other" }));
       return `${gh}.${gp}.${other.split(".")[2]}`;
