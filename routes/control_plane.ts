@@ -88,7 +88,6 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       maxQueued: options.maxQueuedRuns ?? 4,
     }),
   });
-  const stopCheckpointer = startHiveCheckpointer();
   const stderrLog = options.log === undefined ? requestLog() : undefined;
   const log = stderrLog ? stderrLog.line : options.log;
   const ctx: ControlPlaneContext = {
@@ -145,14 +144,18 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     app.route("/", routes(ctx));
   }
   finishApp(app);
+  const stopCheckpointer = startHiveCheckpointer();
   return {
     fetch: withCheckedHost((request) => isHealthRequest(request) ? health() : app.fetch(request)),
     harnessId,
     close: async (graceMs = 10_000) => {
-      ctx.health.close();
-      await runs.close(graceMs);
-      await stderrLog?.flush();
-      await stopCheckpointer();
+      try {
+        ctx.health.close();
+        await runs.close(graceMs);
+        await stderrLog?.flush();
+      } finally {
+        await stopCheckpointer();
+      }
     },
   };
 }

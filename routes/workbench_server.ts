@@ -122,8 +122,11 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     apiUrl,
     copilotModel: api.copilotModel,
     async close() {
-      await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
-      await stopCheckpointer();
+      try {
+        await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
+      } finally {
+        await stopCheckpointer();
+      }
     },
   };
 }

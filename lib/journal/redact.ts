@@ -35,11 +35,15 @@ export function compileRedaction(config: RedactConfig | undefined): Redaction | 
   return patterns.length || fields.size ? { patterns, fields } : undefined;
 }
 
-/** A string with every match of the patterns replaced. */
+/**
+ * A string with every match of the patterns replaced. A pattern may match half of a surrogate pair
+ * (patterns are not compiled in Unicode mode): the half left behind becomes U+FFFD, so a redacted
+ * string can still be canonicalized and hashed.
+ */
 export function redactText(text: string, redaction: Redaction): string {
   let out = text;
   for (const re of redaction.patterns) out = out.replace(re, REDACTED);
-  return out;
+  return out === text ? out : out.toWellFormed();
 }
 
 /** Whether a key's whole value is replaced (its name, in any case, is a redacted field). */

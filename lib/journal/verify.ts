@@ -206,7 +206,12 @@ export function slowLine(bytes: Uint8Array, seq: number, prev: string): string |
   const line = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   const event = parseLine(line);
   if (!event || event.seq !== seq || event.prev !== prev) return undefined;
-  const parts = canonicalParts(event);
+  let parts;
+  try {
+    parts = canonicalParts(event);
+  } catch {
+    return undefined; // e.g. a lone surrogate escaped in the line: no canonical form, so broken
+  }
   if (parts.line !== line || event.hash !== chainHash(prev, parts.body)) return undefined;
   return event.hash;
 }

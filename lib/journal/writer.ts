@@ -70,11 +70,12 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
     path,
     append(type, payload) {
       if (closed) throw new Error(`journal ${path} is closed`);
-      seq += 1;
       const ts = new Date().toISOString();
       // The payload is made plain, repaired, redacted and canonicalized in one walk; the hashed body
-      // and the line are built around its text.
+      // and the line are built around its text. A payload that cannot be journaled (too deep, a
+      // cycle) throws before the seq moves, so the chain has no gap.
       const { payload: journaled, json } = journalPayload(payload, redaction);
+      seq += 1;
       const parts = canonicalPartsOf(json, { seq, ts, type, prev, hash: HASH_SLOT });
       const hash = chainHash(prev, parts.body);
       const event: JournalEvent = { seq, ts, type, payload: journaled, prev, hash };

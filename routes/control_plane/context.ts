@@ -37,9 +37,11 @@ export interface ControlPlaneContext {
   authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
   /**
    * Authenticates the request for a scope and reads its JSON object body within the size limit
-   * (`allowEmpty`: an empty body is `{}`). The body is read while the token is checked (the check
-   * waits on a worker thread), but the token's verdict comes first: a request refused there gets its
-   * 401 or 403 whatever its body, and a bad body is only reported to an authorized caller.
+   * (`allowEmpty`: an empty body is `{}`). The body's bytes are read while the token is checked (the
+   * signature check resolves on a later turn of the event loop), so an unauthenticated request's
+   * body is read too, within the same limit; but the token's verdict comes first: a request refused
+   * there gets its 401 or 403 whatever its body, and a bad body is only reported to an authorized
+   * caller.
    */
   authorizedBody(
     c: Context<Env>,

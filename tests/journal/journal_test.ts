@@ -135,6 +135,28 @@ Deno.test("createJournal() redacts patterns and fields before hashing", async ()
   assert.equal(verifyJournal(text).ok, true, "the redacted line is what is hashed");
 });
 
+Deno.test("createJournal(): an append that cannot be journaled leaves no gap in the chain", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/r.jsonl`;
+  const j = createJournal(path, { patterns: [".$"] });
+  j.append("a", { n: 1 });
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  assert.throws(() => j.append("b", cyclic));
+  j.append("c", { note: "ok \u{1f600}" }); // redaction cuts the pair: still canonical
+  await j.close();
+  const text = await Deno.readTextFile(path);
+  assert.deepEqual(verifyJournal(text), { ok: true, checked: 2, broken_at: null });
+  assert.deepEqual(parseJournal(text).map((e) => e.seq), [1, 2]);
+});
+
+Deno.test("verifyJournal(): a line escaping a lone surrogate is broken, not an error", () => {
+  const line = `{"hash":"${"a".repeat(64)}","payload":{"s":"\\ud83d"},"prev":"${
+    "0".repeat(64)
+  }","seq":1,"ts":"2026-01-01T00:00:00.000Z","type":"x"}`;
+  assert.deepEqual(verifyJournal(`${line}\n`), { ok: false, checked: 0, broken_at: 1 });
+});
+
 Deno.test("makeRedactor() is the identity without configuration", () => {
   const v = { a: "sk-1" };
   assert.equal(makeRedactor(undefined)(v), v);

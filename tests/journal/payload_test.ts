@@ -88,3 +88,13 @@ Deno.test("journalPayload leaves the caller's value as it was", () => {
   journalPayload(value, compileRedaction({ patterns: ["sk-1"], fields: ["password"] }));
   assert.deepEqual(value, copy);
 });
+
+Deno.test("journalPayload: a pattern that cuts a surrogate pair in half leaves U+FFFD, not a lone half", () => {
+  const { payload, json } = journalPayload(
+    { note: "ok \u{1f600}" },
+    compileRedaction({ patterns: [".$"] }),
+  );
+  assert.ok((payload.note as string).isWellFormed());
+  assert.equal(payload.note, `ok \ufffd${REDACTED}`);
+  assert.equal(json, JSON.stringify({ note: `ok \ufffd${REDACTED}` }));
+});
