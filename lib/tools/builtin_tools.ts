@@ -20,6 +20,19 @@ export type BuiltinTool = Omit<Tool, "run"> & {
 
 const DEFAULT_MAX_BYTES = 256 * 1024;
 const DEFAULT_MAX_ENTRIES = 500;
+/**
+ * A folder whose own size (the bytes of its entry table: some hundreds of names) is at most this is
+ * read on the event loop: a thread-pool round trip costs more than reading it. A larger one is read
+ * on the pool, so a huge folder never holds the loop.
+ */
+const SMALL_FOLDER_BYTES = 32 * 1024;
+
+/** A folder's entries, read synchronously when the folder is small. */
+async function folderEntries(path: string): Promise<Deno.DirEntry[]> {
+  return Deno.statSync(path).size <= SMALL_FOLDER_BYTES
+    ? [...Deno.readDirSync(path)]
+    : await Array.fromAsync(Deno.readDir(path));
+}
 
 async function safe(ctx: ToolContext, path: string, write: boolean) {
   try {
@@ -131,7 +144,7 @@ function listFiles(options: Record<string, unknown>): BuiltinTool {
       );
       const names: string[] = [];
       try {
-        for await (const e of Deno.readDir(target.absolute)) {
+        for (const e of await folderEntries(target.absolute)) {
           if (sensitiveName(e.name)) continue;
           names.push(e.isDirectory ? `${e.name}/` : e.name);
         }

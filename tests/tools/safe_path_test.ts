@@ -510,6 +510,22 @@ Deno.test("list_files hides .framework and .env* entries and refuses sensitive f
     ]);
     assert.deepEqual(await list.run({ path: "." }, f.ctx), names.join("\n"));
   });
+  await t.step("a folder too large to read on the event loop lists the same way", async () => {
+    const big = `${f.dir}/workspace/big`;
+    await Deno.mkdir(big);
+    const names = Array.from(
+      { length: 2000 },
+      (_, i) => `entry-${String(i).padStart(4, "0")}-${"x".repeat(30)}`,
+    );
+    await Promise.all(names.map((n) => Deno.writeTextFile(`${big}/${n}`, "")));
+    await Deno.writeTextFile(`${big}/.env`, "SECRET=1");
+    // The folder's entry table is over the small-folder size: this listing is read on the pool.
+    assert.ok((await Deno.stat(big)).size > 32 * 1024, `size ${(await Deno.stat(big)).size}`);
+    const out = (await list.run({ path: "workspace/big" }, f.ctx)).split("\n");
+    assert.deepEqual(out.slice(0, 500), names.slice(0, 500));
+    assert.equal(out[500], "[1500 more]");
+    await Deno.remove(big, { recursive: true });
+  });
   await t.step("a folder holding only a .env* file lists as empty", async () => {
     assert.equal(await list.run({ path: "config" }, f.ctx), "(empty)");
   });
