@@ -41,7 +41,10 @@ const CASES: [string, unknown][] = [
   ["strings that need escapes", { s: 'quote " backslash \\ nl \n tab \t nul \u0000 del \u007f' }],
   ["keys that need escapes", { 'q"k': 1, "b\\k": 2, "c\nk": 3, "\u0001": 4 }],
   ["lone surrogates in values", { s: "a\ud800b", list: ["\udc00", "ok"] }],
-  ["lone surrogates in keys, two of which meet", { "k\ud800": 1, "k\udbff": 2, "j\udc00": 3 }],
+  [
+    "lone surrogates in keys, two of which meet",
+    Object.fromEntries([["k\ud800", 1], ["k\udbff", 2], ["j\udc00", 3]]),
+  ],
   ["__proto__ as a key", JSON.parse('{"__proto__": {"x": "\\ud800"}, "a": 1}')],
   ["errors and dates", { err: new Error("boom"), at: new Date(0), nested: [new Error("e2")] }],
   ["toJSON", { v: { toJSON: () => ({ made: "by toJSON", b: 2, a: 1 }) } }],
