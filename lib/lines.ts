@@ -50,7 +50,7 @@ export async function eachByteLine(
   onLine: (bytes: Uint8Array, end: number, complete: boolean) => boolean | void,
 ): Promise<void> {
   const chunk = new Uint8Array(256 * 1024);
-  let carry: Uint8Array = new Uint8Array(0); // the start of a line that goes on in the next read
+  let carry: Uint8Array = EMPTY; // the start of a line that goes on in the next read
   let base = 0; // the stream offset of chunk[0]
   while (true) {
     const n = await source.read(chunk);
@@ -58,10 +58,11 @@ export async function eachByteLine(
     const view = chunk.subarray(0, n);
     let start = 0;
     for (let nl = view.indexOf(0x0a); nl >= 0; nl = view.indexOf(0x0a, start)) {
-      const line = carry.length
-        ? concat(carry, view.subarray(start, nl))
-        : view.subarray(start, nl);
-      carry = new Uint8Array(0);
+      let line: Uint8Array = view.subarray(start, nl);
+      if (carry.length) {
+        line = concat(carry, line);
+        carry = EMPTY;
+      }
       if (onLine(line, base + nl + 1, true) === false) return;
       start = nl + 1;
     }
@@ -70,6 +71,8 @@ export async function eachByteLine(
   }
   if (carry.length) onLine(carry, base, false);
 }
+
+const EMPTY = new Uint8Array(0);
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);

@@ -99,6 +99,7 @@ export function chainHash(prev: string, canonicalBody: string): string {
  * per line that only a full collection would free (see lib/sha256.ts).
  */
 const lineHash = createSha256();
+const NEWLINE_PAYLOAD = new TextEncoder().encode('\n{"payload":');
 
 /**
  * The same chain formula over a journal line's own bytes, for a line already confirmed canonical:
@@ -125,5 +126,3 @@ export function lineHashIs(
   return lineHash.update(line, prevAt, prevAt + 64).update(NEWLINE_PAYLOAD)
     .update(line, payloadAt, payloadEnd).update(line, tailAt).hexIs(line, hashAt);
 }
-
-const NEWLINE_PAYLOAD = new TextEncoder().encode('\n{"payload":');

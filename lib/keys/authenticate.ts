@@ -4,14 +4,15 @@
  * everything. Messages say which rule failed and never echo the token.
  *
  * Why the checks are written here and not left to jose's `jwtVerify`: the contract's rules differ
- * from `jwtVerify`'s in ways its options cannot express: `exp` and `iat` are both required and `exp - iat` is bounded by the
- * maximum TTL, `iat` may not lie in the future, `aud` is checked only when the token carries one,
- * key headers (`jwk`, `jku`, `x5*`) are refused rather than ignored, two `alg` spellings are
- * accepted, the key is chosen by `kid` from a store read fresh per call, and each failure has its
- * own message (jose's error codes would collapse several). Since the header is parsed and checked
- * here anyway, the signature is checked here too, over the JWS signing input with WebCrypto's
- * Ed25519 (jose's `compactVerify` would parse the header a second time: a tenth of an authenticated
- * request's time); jose imports the keys. The attack tests in `tests/keys/` pin each rule.
+ * from `jwtVerify`'s in ways its options cannot express: `exp` and `iat` are both required and
+ * `exp - iat` is bounded by the maximum TTL, `iat` may not lie in the future, `aud` is checked
+ * only when the token carries one, key headers (`jwk`, `jku`, `x5*`) are refused rather than
+ * ignored, two `alg` spellings are accepted, the key is chosen by `kid` from a store read fresh per
+ * call, and each failure has its own message (jose's error codes would collapse several). Since
+ * the header is parsed and checked here anyway, the signature is checked here too, over the JWS
+ * signing input with WebCrypto's Ed25519 (jose's `compactVerify` would parse the header a second
+ * time: a tenth of an authenticated request's time); jose imports the keys. The attack tests in
+ * `tests/keys/` pin each rule.
  *
  * @module
  */
