@@ -15,6 +15,7 @@
 import { Hono } from "hono";
 import { FrameworkError } from "../lib/errors.ts";
 import { startHiveCheckpointer } from "../lib/hive/open.ts";
+import { keepSpareJournals } from "../lib/journal/spare_files.ts";
 import { readJsonObject } from "../lib/http/body.ts";
 import { jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
@@ -145,6 +146,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   }
   finishApp(app);
   const stopCheckpointer = startHiveCheckpointer();
+  const stopSpares = keepSpareJournals();
   return {
     fetch: withCheckedHost((request) => isHealthRequest(request) ? health() : app.fetch(request)),
     harnessId,
@@ -154,7 +156,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
         await runs.close(graceMs);
         await stderrLog?.flush();
       } finally {
-        await stopCheckpointer();
+        await Promise.all([stopCheckpointer(), stopSpares()]);
       }
     },
   };

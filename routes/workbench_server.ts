@@ -8,6 +8,7 @@
 
 import { resolve } from "node:path";
 import { startHiveCheckpointer } from "../lib/hive/open.ts";
+import { keepSpareJournals } from "../lib/journal/spare_files.ts";
 import { exposureWarning, isLoopbackHost } from "../lib/http/net.ts";
 import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
 import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
@@ -105,6 +106,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     throw err;
   }
   const stopCheckpointer = startHiveCheckpointer();
+  const stopSpares = keepSpareJournals();
   const port = server.addr.port;
   for (const h of allowedHosts(host, port)) allowed.add(h);
   const shown = host === "0.0.0.0" || host === "::"
@@ -125,7 +127,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
       try {
         await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
       } finally {
-        await stopCheckpointer();
+        await Promise.all([stopCheckpointer(), stopSpares()]);
       }
     },
   };

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { canonicalPartsOf, chainHash, GENESIS_HASH, type JournalEvent } from "./event.ts";
 import { journalPayload } from "./payload.ts";
 import { compileRedaction, type RedactConfig } from "./redact.ts";
+import { openSpare } from "./spare_files.ts";
 
 /** An open journal. */
 export interface JournalWriter {
@@ -33,8 +34,13 @@ const HASH_SLOT = "0".repeat(64);
 /** Where the line goes on after `{"hash":"<64 hex>"`. */
 const HASH_SLOT_PREFIX = `{"hash":"${HASH_SLOT}"`.length;
 
-/** Creates the file, refusing an existing one; its folder is made only when missing (once). */
+/**
+ * Creates the file, refusing an existing one: from a spare when a server keeps them, else directly,
+ * its folder made only when missing (once).
+ */
 function openNew(path: string): Deno.FsFile {
+  const spare = openSpare(path);
+  if (spare) return spare;
   const options = { createNew: true, append: true, mode: 0o600 } as const;
   try {
     return Deno.openSync(path, options);

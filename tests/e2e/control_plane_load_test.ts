@@ -17,6 +17,8 @@
 
 import assert from "node:assert/strict";
 import { parse } from "yaml";
+import { SPARE_FOLDER } from "../../lib/journal/spare_files.ts";
+import { verifyJournalFile } from "../../lib/journal/verify.ts";
 import { runCli } from "../helpers/cli.ts";
 import { jsonOk } from "../helpers/cli_assert.ts";
 import {
@@ -1102,4 +1104,9 @@ Deno.test("SIGTERM: no new connections, the in-flight run finishes and gets its 
   assert.equal(await exited, 0, plane.stderr().join("\n"));
   assert.ok(plane.stderr().some((l) => /Shutting down/.test(l)));
   assert.deepEqual(internalErrors(plane), []);
+  // The journal is whole, and the spare journal files the server kept are gone with it.
+  const traces = `${dir}/.framework/traces`;
+  const journal = `${traces}/${result.run_id}.jsonl`;
+  assert.equal((await verifyJournalFile(journal)).ok, true);
+  assert.deepEqual([...Deno.readDirSync(`${traces}/${SPARE_FOLDER}`)], [], "no spare left behind");
 });
