@@ -19,7 +19,6 @@ import { fmt, report } from "./measure.ts";
 import { frameworkFlags, startServer } from "./server_process.ts";
 import { seedRuns } from "./seed_runs.ts";
 import { interleaved, wrk } from "./wrk.ts";
-import { benchTempDir } from "./temp_dirs.ts";
 
 const CONNECTIONS = [1, 16, 64];
 const ROUNDS = 5;
@@ -27,7 +26,7 @@ const SECONDS = 2;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await benchTempDir("fw-bench-cp-");
+  const home = await Deno.makeTempDir({ prefix: "fw-bench-cp-" });
   const dir = `${home}/bench-cp`;
   await Deno.mkdir(dir);
   await Deno.writeTextFile(
@@ -112,5 +111,6 @@ export async function run(): Promise<void> {
     });
   } finally {
     await plane.stop();
+    await Deno.remove(home, { recursive: true });
   }
 }

@@ -5,8 +5,6 @@
  * @module
  */
 
-import { removeBenchTempDirs } from "./temp_dirs.ts";
-
 const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   spec_edit: () => import("./spec_edit_bench.ts"),
   runs: () => import("./runs_bench.ts"),
@@ -30,12 +28,8 @@ const wanted = Deno.args.length
 console.log(
   `framework benchmarks on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}\n`,
 );
-try {
-  for (const name of wanted) {
-    console.log(`== ${name}`);
-    await (await modules[name]!()).run();
-    console.log("");
-  }
-} finally {
-  await removeBenchTempDirs();
+for (const name of wanted) {
+  console.log(`== ${name}`);
+  await (await modules[name]!()).run();
+  console.log("");
 }
