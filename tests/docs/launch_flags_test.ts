@@ -1,8 +1,8 @@
 /**
  * The framework runs with one set of `deno` flags wherever it is launched: the `framework` task in
  * deno.json is the source, and the other tasks that start it (demo, workbench, compile) and the
- * installed command carry the same permissions and V8 flags (`--memory-saver-mode` keeps a
- * long-running server's heap near what it holds; docs/performance.md).
+ * installed command carry the same permissions and V8 flags (`--heap-growing-percent` and
+ * `--max-semi-space-size` keep a long-running server's heap near what it holds; docs/performance.md).
  *
  * @module
  */
@@ -16,7 +16,7 @@ const tasks = (JSON.parse(config) as { tasks: Record<string, string> }).tasks;
 
 Deno.test("the framework task's flags are the install shim's, with the V8 memory flag", () => {
   const flags = frameworkTaskFlags(config);
-  assert.match(flags, /--v8-flags=--memory-saver-mode/);
+  assert.match(flags, /--v8-flags=--heap-growing-percent=25,--max-semi-space-size=2/);
   assert.match(flags, /--allow-read .*--unstable-worker-options/);
   assert.ok(flags.endsWith(" --quiet"));
   const shim = shimScript("/opt/fw", "2.9.6", flags);
