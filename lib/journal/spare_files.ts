@@ -135,6 +135,11 @@ async function fill(dir: string, folder: Folder): Promise<void> {
       await Deno.mkdir(spareDir, { mode: 0o700 }).catch((err) => {
         if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
       });
+      // Only a real folder: a link placed there could lead the spares (and their removal) away.
+      if (!(await Deno.lstat(spareDir)).isDirectory) {
+        folder.off = true;
+        return;
+      }
       await sweep(spareDir);
       folder.ready = true;
     }

@@ -150,3 +150,22 @@ Deno.test("spares are kept while any user still wants them", async () => {
   }
   assert.deepEqual(names(`${traces}/${SPARE_FOLDER}`), []);
 });
+
+Deno.test("a .spare that is not a real folder is never used: journals are created directly", async () => {
+  await using tmp = await tempDir();
+  const traces = `${tmp.path}/traces`;
+  const elsewhere = `${tmp.path}/elsewhere`;
+  await Deno.mkdir(traces);
+  await Deno.mkdir(elsewhere);
+  await Deno.symlink(elsewhere, `${traces}/${SPARE_FOLDER}`);
+  const stop = keepSpareJournals();
+  try {
+    await primed(traces);
+    const j = createJournal(`${traces}/run_a.jsonl`);
+    await j.close();
+    assert.deepEqual(names(elsewhere), [], "nothing is made through the link");
+    assert.deepEqual(names(traces), [SPARE_FOLDER, "run_a.jsonl", "run_first.jsonl"]);
+  } finally {
+    await stop();
+  }
+});
