@@ -19,6 +19,12 @@ import { dirname, join } from "node:path";
 export const SPARE_FOLDER = ".spare";
 /** How many spares each trace folder keeps. */
 const PER_FOLDER = 4;
+/**
+ * How many trace folders keep spares at once, the most recently used: a workbench writes journals
+ * into many folders over its life (a copy per measured version, deleted later), and each kept
+ * folder holds open files.
+ */
+const MAX_FOLDERS = 8;
 /** A spare older than this is left over by a process that is gone, and is removed. */
 const STALE_MS = 60 * 60 * 1000;
 
@@ -38,6 +44,8 @@ interface Folder {
 
 let users = 0;
 const folders = new Map<string, Folder>();
+/** Fills in flight (of folders kept or dropped), awaited when the last user stops. */
+const fills = new Set<Promise<void>>();
 /** Removals of linked spares' old names, awaited when the last user stops. */
 const removals = new Set<Promise<void>>();
 
@@ -65,7 +73,7 @@ export function keepSpareJournals(): () => Promise<void> {
     const all = [...folders.values()];
     folders.clear();
     // A fill in flight sees its folder gone and removes what it made.
-    await Promise.allSettled(all.map((f) => f.filling));
+    await Promise.allSettled([...fills]);
     for (const folder of all) for (const spare of folder.spares.splice(0)) discard(spare);
     await Promise.allSettled([...removals]);
   };
@@ -82,16 +90,22 @@ export function openSpare(path: string): Deno.FsFile | undefined {
   if (users === 0) return undefined;
   const dir = dirname(path);
   let folder = folders.get(dir);
-  if (!folder) folders.set(dir, folder = { spares: [], off: false, ready: false });
+  if (folder) folders.delete(dir); // re-added last: the map is in order of use
+  else folder = { spares: [], off: false, ready: false };
+  folders.set(dir, folder);
+  for (const [oldest, old] of folders) {
+    if (folders.size <= MAX_FOLDERS) break;
+    drop(oldest, old);
+  }
   if (folder.off) return undefined;
   const spare = folder.spares.shift();
-  const file = spare && link(spare, path, folder);
-  refill(dir, folder);
+  const file = spare && link(spare, path, dir, folder);
+  if (folders.get(dir) === folder) refill(dir, folder);
   return file;
 }
 
 /** Links a spare under `path` and returns its file, or drops it and returns `undefined`. */
-function link(spare: Spare, path: string, folder: Folder): Deno.FsFile | undefined {
+function link(spare: Spare, path: string, dir: string, folder: Folder): Deno.FsFile | undefined {
   try {
     Deno.linkSync(spare.name, path);
   } catch (err) {
@@ -101,8 +115,9 @@ function link(spare: Spare, path: string, folder: Folder): Deno.FsFile | undefin
     }
     discard(spare);
     // NotFound: the spare was removed by someone else, or the trace folder is gone (the direct
-    // create makes it again). Anything else: this file system does not link; stop trying.
-    if (err instanceof Deno.errors.NotFound) folder.ready = false;
+    // create makes it again): the folder starts over at its next journal. Anything else: this file
+    // system does not link; stop trying.
+    if (err instanceof Deno.errors.NotFound) drop(dir, folder);
     else folder.off = true;
     return undefined;
   }
@@ -114,12 +129,17 @@ function link(spare: Spare, path: string, folder: Folder): Deno.FsFile | undefin
 
 /** Resolves when every fill in flight has ended (for tests). */
 export async function spareFillsSettled(): Promise<void> {
-  await Promise.allSettled([...folders.values()].map((f) => f.filling));
+  await Promise.allSettled([...fills]);
 }
 
 function refill(dir: string, folder: Folder): void {
   if (folder.filling || folder.off) return;
-  folder.filling = fill(dir, folder).finally(() => folder.filling = undefined);
+  const filling = fill(dir, folder).finally(() => {
+    folder.filling = undefined;
+    fills.delete(filling);
+  });
+  folder.filling = filling;
+  fills.add(filling);
 }
 
 /** Makes spares until the folder has {@link PER_FOLDER}, each create on the thread pool. */
@@ -151,10 +171,16 @@ async function fill(dir: string, folder: Folder): Promise<void> {
       else discard(spare);
     }
   } catch (err) {
-    // No trace folder yet (the first journal makes it): try again on the next journal.
-    if (err instanceof Deno.errors.NotFound) folder.ready = false;
+    // The trace folder is gone: the folder starts over at its next journal.
+    if (err instanceof Deno.errors.NotFound) drop(dir, folder);
     else folder.off = true;
   }
+}
+
+/** Forgets a folder and removes its spares (a fill in flight removes what it still makes). */
+function drop(dir: string, folder: Folder): void {
+  if (folders.get(dir) === folder) folders.delete(dir);
+  for (const spare of folder.spares.splice(0)) discard(spare);
 }
 
 /** Removes spares left over by processes that are gone (older than {@link STALE_MS}). */

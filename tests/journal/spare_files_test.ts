@@ -169,3 +169,36 @@ Deno.test("a .spare that is not a real folder is never used: journals are create
     await stop();
   }
 });
+
+Deno.test("only the most recently used trace folders keep spares, so open files stay bounded", async () => {
+  await using tmp = await tempDir();
+  const openFiles = () =>
+    Deno.build.os === "linux" ? [...Deno.readDirSync("/proc/self/fd")].length : 0;
+  const before = openFiles();
+  const stop = keepSpareJournals();
+  try {
+    // As a workbench measuring versions does: a new folder each time, deleted later.
+    for (let i = 0; i < 20; i++) {
+      const traces = `${tmp.path}/copy_${i}/traces`;
+      await primed(traces);
+      await Deno.remove(`${tmp.path}/copy_${i}`, { recursive: true });
+    }
+    assert.ok(openFiles() - before <= 8 * 4, `${openFiles() - before} files open beyond the start`);
+    const kept = [];
+    for (let i = 0; i < 12; i++) {
+      const traces = `${tmp.path}/kept_${i}/traces`;
+      await primed(traces);
+      kept.push(names(`${traces}/${SPARE_FOLDER}`).length);
+    }
+    await spareFillsSettled();
+    const now = Array.from(
+      { length: 12 },
+      (_, i) => names(`${tmp.path}/kept_${i}/traces/${SPARE_FOLDER}`).length,
+    );
+    assert.deepEqual(now, [0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4], "the four oldest gave theirs up");
+    assert.deepEqual(kept, Array(12).fill(4));
+  } finally {
+    await stop();
+  }
+  assert.equal(openFiles(), before, "nothing stays open after the stop");
+});
