@@ -14,8 +14,6 @@
 
 import { Hono } from "hono";
 import { FrameworkError } from "../lib/errors.ts";
-import { startHiveCheckpointer } from "../lib/hive/open.ts";
-import { keepSpareJournals } from "../lib/journal/spare_files.ts";
 import { readJsonObject } from "../lib/http/body.ts";
 import { jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
@@ -26,6 +24,7 @@ import { healthSnapshot } from "../lib/runs/health.ts";
 import { createRunService } from "../lib/runs/service.ts";
 import { loadSpecCached } from "../lib/spec/spec_cache.ts";
 import type { TrustedFolder } from "../lib/trust/gate.ts";
+import { startServerUpkeep } from "../lib/runs/server_upkeep.ts";
 import {
   type ControlPlaneApp,
   type ControlPlaneContext,
@@ -145,8 +144,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     app.route("/", routes(ctx));
   }
   finishApp(app);
-  const stopCheckpointer = startHiveCheckpointer();
-  const stopSpares = keepSpareJournals();
+  const stopUpkeep = startServerUpkeep();
   return {
     fetch: withCheckedHost((request) => isHealthRequest(request) ? health() : app.fetch(request)),
     harnessId,
@@ -156,7 +154,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
         await runs.close(graceMs);
         await stderrLog?.flush();
       } finally {
-        await Promise.all([stopCheckpointer(), stopSpares()]);
+        await stopUpkeep();
       }
     },
   };

@@ -7,11 +7,10 @@
  */
 
 import { resolve } from "node:path";
-import { startHiveCheckpointer } from "../lib/hive/open.ts";
-import { keepSpareJournals } from "../lib/journal/spare_files.ts";
 import { exposureWarning, isLoopbackHost } from "../lib/http/net.ts";
 import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
 import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
+import { startServerUpkeep } from "../lib/runs/server_upkeep.ts";
 import { createWorkbenchApi } from "./workbench_api.ts";
 import { createLauncher } from "./workbench_launcher.ts";
 import { createPages } from "./workbench_pages.tsx";
@@ -105,8 +104,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
     await apiServer.shutdown();
     throw err;
   }
-  const stopCheckpointer = startHiveCheckpointer();
-  const stopSpares = keepSpareJournals();
+  const stopUpkeep = startServerUpkeep();
   const port = server.addr.port;
   for (const h of allowedHosts(host, port)) allowed.add(h);
   const shown = host === "0.0.0.0" || host === "::"
@@ -127,7 +125,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
       try {
         await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
       } finally {
-        await Promise.all([stopCheckpointer(), stopSpares()]);
+        await stopUpkeep();
       }
     },
   };

@@ -70,12 +70,9 @@ export function keepSpareJournals(): () => Promise<void> {
     stopped = true;
     users -= 1;
     if (users > 0) return;
-    const all = [...folders.values()];
-    folders.clear();
+    for (const [dir, folder] of folders) drop(dir, folder);
     // A fill in flight sees its folder gone and removes what it made.
-    await Promise.allSettled([...fills]);
-    for (const folder of all) for (const spare of folder.spares.splice(0)) discard(spare);
-    await Promise.allSettled([...removals]);
+    await Promise.allSettled([...fills, ...removals]);
   };
 }
 
