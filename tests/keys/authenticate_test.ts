@@ -208,6 +208,24 @@ Deno.test("authenticate() refuses every attack with 401", async (t) => {
       /Invalid token signature/,
     ],
     [
+      // RFC 8032 §5.1.7: S must be below the group order L. S + L verifies under a lax check (the
+      // same point), so it would let anyone make a second valid token from a seen one.
+      "a malleated signature (S + L)",
+      () => {
+        const sig = Uint8Array.fromBase64(gs!, { alphabet: "base64url" });
+        let s = 0n;
+        for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(sig[i]!);
+        s += 2n ** 252n + 27742317777372353535851937790883648493n;
+        const out = new Uint8Array(sig);
+        for (let i = 32; i < 64; i++) {
+          out[i] = Number(s & 0xffn);
+          s >>= 8n;
+        }
+        return `${gh}.${gp}.${toBase64Url(out)}`;
+      },
+      /Invalid token signature/,
+    ],
+    [
       "a header changed after signing",
       () => `${b64json({ ...header, typ: "JOSE" })}.${gp}.${gs}`,
       /Invalid token signature/,
