@@ -15,7 +15,7 @@
 import { Hono } from "hono";
 import { FrameworkError } from "../lib/errors.ts";
 import { readJsonObject } from "../lib/http/body.ts";
-import { jsonResponse } from "../lib/http/response.ts";
+import { errorResponse, jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
 import { requestLine, requestLog } from "../lib/http/request_log.ts";
 import { authenticate } from "../lib/keys/authenticate.ts";
@@ -32,18 +32,29 @@ import {
 } from "./control_plane/context.ts";
 import { evolutionRoutes } from "./control_plane/evolution_routes.ts";
 import { pageRoutes } from "./control_plane/page_routes.ts";
-import { healthRoutes } from "./control_plane/health_routes.ts";
+import { healthRoutes, statsResponse } from "./control_plane/health_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
 import { finishApp } from "./hono_app.ts";
 
-/** Whether a request is exactly `GET /health` (any query); anything else goes through the router. */
-function isHealthRequest(request: Request): boolean {
-  if (request.method !== "GET") return false;
+/**
+ * The path of a `GET` request without its query, or undefined for any other method. The hottest
+ * routes are looked up by it before the router.
+ */
+function getPath(request: Request): string | undefined {
+  if (request.method !== "GET") return undefined;
   const url = request.url;
   const start = url.indexOf("/", url.indexOf("://") + 3);
-  return start > 0 && url.startsWith("/health", start) &&
-    (url.length === start + 7 || url[start + 7] === "?");
+  if (start < 0) return undefined;
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/** The key a refusal names (a scope refusal comes from a verified key), for the request log. */
+function refusedKeyId(err: unknown): string | undefined {
+  return err instanceof FrameworkError && typeof err.details.key_id === "string"
+    ? err.details.key_id
+    : undefined;
 }
 
 export type { ControlPlaneApp, ControlPlaneContext, Env };
@@ -90,6 +101,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
   const stderrLog = options.log === undefined ? requestLog() : undefined;
   const log = stderrLog ? stderrLog.line : options.log;
+  const authorizeRequest = (request: Request, scope: string | null) =>
+    authenticate(request, options.storePath, scope, { audience: harnessId });
   const ctx: ControlPlaneContext = {
     harness: { id: harnessId, dir },
     trusted: options.harness,
@@ -97,17 +110,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     health: healthSnapshot(dir),
     async authorize(c, scope) {
       try {
-        const principal = await authenticate(c.req.raw, options.storePath, scope, {
-          audience: harnessId,
-        });
+        const principal = await authorizeRequest(c.req.raw, scope);
         c.set("keyId", principal.key_id);
         c.set("principal", principal);
         return principal;
       } catch (err) {
-        // A scope refusal comes from a verified key: the log names it.
-        if (err instanceof FrameworkError && typeof err.details.key_id === "string") {
-          c.set("keyId", err.details.key_id);
-        }
+        const keyId = refusedKeyId(err);
+        if (keyId) c.set("keyId", keyId);
         throw err;
       }
     },
@@ -119,8 +128,9 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     },
   };
 
-  // `GET /health` is answered before the router: it is the load balancer's probe, polled hardest.
-  // While the snapshot stands, the answer is made synchronously (no promise on the probe's path).
+  // `GET /health` and `GET /stats` are answered before the router: the probe and the poll, the two
+  // requests monitoring sends hardest. While the health snapshot stands, its answer is made
+  // synchronously (no promise on the probe's path).
   const health = (): Response | Promise<Response> => {
     const t0 = performance.now();
     const answer = (json: string) => {
@@ -131,6 +141,24 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const json = ctx.health.json();
     return typeof json === "string" ? answer(json) : json.then(answer);
   };
+  const stats = async (request: Request): Promise<Response> => {
+    const t0 = performance.now();
+    let keyId: string | undefined;
+    let response: Response;
+    try {
+      keyId = (await authorizeRequest(request, "read")).key_id;
+      response = statsResponse(ctx);
+    } catch (err) {
+      keyId = refusedKeyId(err);
+      response = errorResponse(err);
+    }
+    log?.(requestLine("GET", "/stats", response.status, performance.now() - t0, keyId));
+    return response;
+  };
+  const direct = new Map<string, (request: Request) => Response | Promise<Response>>([
+    ["/health", health],
+    ["/stats", stats],
+  ]);
 
   const app: ControlPlaneApp = new Hono<Env>();
   app.use("*", async (c, next) => {
@@ -146,7 +174,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   finishApp(app);
   const stopUpkeep = startServerUpkeep();
   return {
-    fetch: withCheckedHost((request) => isHealthRequest(request) ? health() : app.fetch(request)),
+    fetch: withCheckedHost((request) => {
+      const path = getPath(request);
+      const answer = path === undefined ? undefined : direct.get(path);
+      return answer ? answer(request) : app.fetch(request);
+    }),
     harnessId,
     close: async (graceMs = 10_000) => {
       try {

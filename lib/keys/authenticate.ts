@@ -10,15 +10,16 @@
  * ignored, two `alg` spellings are accepted, the key is chosen by `kid` from a store read fresh per
  * call, and each failure has its own message (jose's error codes would collapse several). Since
  * the header is parsed and checked here anyway, the signature is checked here too, over the JWS
- * signing input with WebCrypto's Ed25519 (jose's `compactVerify` would parse the header a second
- * time: a tenth of an authenticated request's time); jose imports the keys. The attack tests in
- * `tests/keys/` pin each rule.
+ * signing input (jose's `compactVerify` would parse the header a second time: a tenth of an
+ * authenticated request's time), by `ed25519Check` (inline or on the thread pool, whichever costs
+ * less at the moment). The attack tests in `tests/keys/` pin each rule.
  *
  * @module
  */
 
 import { FrameworkError } from "../errors.ts";
-import { fromBase64Url, verifyKeyOf } from "./key_material.ts";
+import { fromBase64Url } from "./key_material.ts";
+import { ed25519Check } from "./signature_check.ts";
 import { type AuthorizedKey, CorruptStoreError, readKeyStore } from "./key_store.ts";
 import { covers, effectiveScopes } from "./scopes.ts";
 import { MAX_TTL_SECONDS } from "./tokens.ts";
@@ -55,11 +56,14 @@ function unauthorized(message: string): FrameworkError {
   return new FrameworkError("unauthorized", message);
 }
 
+/** Strict UTF-8 (stateless when not streaming, so one serves every call). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 function decodeJson(segment: string): Record<string, unknown> | undefined {
   const bytes = fromBase64Url(segment);
   if (!bytes) return undefined;
   try {
-    const v = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const v = JSON.parse(UTF8.decode(bytes));
     return v && typeof v === "object" && !Array.isArray(v) ? v : undefined;
   } catch {
     return undefined;
@@ -88,21 +92,12 @@ const ASCII = new TextEncoder();
 /**
  * Whether a compact JWS's Ed25519 signature over its signing input (`header.payload`, RFC 7515
  * §5.2) holds under a key. The header was parsed and checked before (alg, no key headers, no crit,
- * no b64), so only the signature is left: 64 bytes, checked with WebCrypto.
+ * no b64), so only the signature is left: 64 bytes.
  */
-async function signatureHolds(parts: string[], key: AuthorizedKey): Promise<boolean> {
+function signatureHolds(parts: string[], key: AuthorizedKey): boolean | Promise<boolean> {
   const signature = fromBase64Url(parts[2]!);
-  if (!signature || signature.length !== 64) return false;
-  try {
-    return await crypto.subtle.verify(
-      "Ed25519",
-      await verifyKeyOf(key.public_key),
-      signature as Uint8Array<ArrayBuffer>,
-      ASCII.encode(`${parts[0]}.${parts[1]}`),
-    );
-  } catch {
-    return false;
-  }
+  return !!signature &&
+    ed25519Check(key.public_key, signature, ASCII.encode(`${parts[0]}.${parts[1]}`));
 }
 
 /**
@@ -198,7 +193,7 @@ export async function authenticate(
 
   let claims: Record<string, unknown>;
   try {
-    claims = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(parts[1])));
+    claims = JSON.parse(UTF8.decode(fromBase64Url(parts[1])));
     if (!claims || typeof claims !== "object" || Array.isArray(claims)) throw new Error();
   } catch {
     throw unauthorized("Malformed token: the claims are not a JSON object");

@@ -5,14 +5,7 @@
  * @module
  */
 
-import {
-  calculateJwkThumbprint,
-  exportJWK,
-  exportPKCS8,
-  generateKeyPair,
-  importJWK,
-  importPKCS8,
-} from "jose";
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8 } from "jose";
 import { badInput } from "../errors.ts";
 
 /** The wire form of a public key: raw 32 bytes, base64url without padding. */
@@ -73,25 +66,6 @@ export function checkPublicKey(publicKey: string): string {
  */
 export function keyIdOf(publicKey: string): Promise<string> {
   return calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: publicKey }, "sha256");
-}
-
-const verifyKeys = new Map<string, Promise<CryptoKey>>();
-
-/**
- * The verification key of a public key (cached by key: imports are pure; revocation is decided by the
- * store, which is read on every request).
- *
- * @param publicKey The raw public key, base64url.
- * @returns The CryptoKey.
- */
-export function verifyKeyOf(publicKey: string): Promise<CryptoKey> {
-  let key = verifyKeys.get(publicKey);
-  if (!key) {
-    key = importJWK({ kty: "OKP", crv: "Ed25519", x: publicKey }, "EdDSA") as Promise<CryptoKey>;
-    verifyKeys.set(publicKey, key);
-    key.catch(() => verifyKeys.delete(publicKey));
-  }
-  return key;
 }
 
 /** A private key loaded from a PEM file. */

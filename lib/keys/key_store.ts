@@ -72,11 +72,14 @@ function checkRow(row: unknown, i: number): string | undefined {
 }
 
 /**
- * Reads the store fresh (no cache). A missing store has no keys; an unreadable or corrupt one throws
- * {@link CorruptStoreError} (fail closed).
+ * Reads the store fresh (no cache): the file is read on every call, so a revocation applies to the
+ * very next request. A missing store has no keys; an unreadable or corrupt one throws
+ * {@link CorruptStoreError} (fail closed). Only the checking of the text is skipped when the text is
+ * exactly the one read last time from the same path (every request of a server reads the same
+ * bytes); the rows are then the same frozen objects.
  *
  * @param path The store file.
- * @returns The keys, revoked ones included.
+ * @returns The keys, revoked ones included (frozen).
  */
 export function readKeyStore(path: string): Promise<AuthorizedKey[]> {
   return Promise.resolve(path).then(readStoreFile);
@@ -92,6 +95,8 @@ function readStoreFile(path: string): AuthorizedKey[] {
     if (err instanceof Deno.errors.NotFound) return [];
     throw new CorruptStoreError(path, `cannot read it: ${(err as Error).message}`);
   }
+  const last = lastChecked.get(path);
+  if (last?.text === text) return last.keys;
   let parsed: StoreFile;
   try {
     parsed = JSON.parse(text);
@@ -107,8 +112,15 @@ function readStoreFile(path: string): AuthorizedKey[] {
     const why = checkRow(row, i);
     if (why) throw new CorruptStoreError(path, why);
   }
-  return parsed.keys;
+  for (const row of parsed.keys) Object.freeze(Object.freeze(row).scopes);
+  const keys = Object.freeze(parsed.keys) as AuthorizedKey[];
+  if (lastChecked.size >= 64) lastChecked.clear();
+  lastChecked.set(path, { text, keys });
+  return keys;
 }
+
+/** The last text checked per store path, with its rows. */
+const lastChecked = new Map<string, { text: string; keys: AuthorizedKey[] }>();
 
 /** Explains a corrupt store for local commands (the HTTP error never names the path). */
 function forOperator(err: unknown): unknown {

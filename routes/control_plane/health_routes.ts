@@ -14,6 +14,17 @@ import { validateHarness } from "../../lib/validate/validate.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
 
 /**
+ * The `/stats` answer of an authorized request (`GET /stats` is also answered before the router, by
+ * the control plane itself; this route keeps `HEAD` and the 405 of other methods).
+ *
+ * @param ctx The control plane's context.
+ * @returns The response.
+ */
+export function statsResponse(ctx: ControlPlaneContext): Response {
+  return okResponse(harnessStats(openHive(), ctx.harness));
+}
+
+/**
  * The read routes.
  *
  * @param ctx The control plane's context.
@@ -24,7 +35,7 @@ export function healthRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   app.get("/health", async () => jsonResponse(await ctx.health.json()));
   app.get("/stats", async (c) => {
     await ctx.authorize(c, "read");
-    return okResponse(harnessStats(openHive(), ctx.harness));
+    return statsResponse(ctx);
   });
   app.get("/trace/:run_id", async (c) => {
     await ctx.authorize(c, "read");
