@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { closeHives, openHive } from "../../lib/hive/open.ts";
+import { MIGRATIONS } from "../../lib/hive/migrations.ts";
+import {
+  finishRun,
+  insertRun,
+  listRuns,
+  listRunsQuery,
+  type RunFilter,
+} from "../../lib/hive/runs.ts";
+import type { RunResult, RunStatus } from "../../lib/run_types.ts";
+import { migrate } from "../../lib/sqlite/database.ts";
+import { tempDir } from "../helpers/temp.ts";
+
+const HARNESS = { id: "bot", dir: "/h/bot" };
+const OTHER = { id: "bot", dir: "/elsewhere/bot" };
+
+function start(db: DatabaseSync, harness: typeof HARNESS, runId: string): void {
+  insertRun(db, {
+    run_id: runId,
+    harness_id: harness.id,
+    harness_dir: harness.dir,
+    input: "hi",
+    started_at: "2026-11-23T10:00:00.000Z",
+    spec_version: "v1",
+    trace_path: `${harness.dir}/.framework/traces/${runId}.jsonl`,
+  });
+}
+
+function end(db: DatabaseSync, harness: typeof HARNESS, runId: string, status: RunStatus): void {
+  const result: RunResult = {
+    run_id: runId,
+    harness_id: harness.id,
+    status,
+    output: status,
+    cost_usd: 0,
+    turns: 1,
+    started_at: "2026-11-23T10:00:00.000Z",
+    ended_at: "2026-11-23T10:00:01.000Z",
+    duration_ms: 1000,
+    spec_version: "v1",
+    failure_signature: status === "success" ? null : `${status}:x`,
+  };
+  finishRun(db, result, { head_hash: "0".repeat(64), events: 2 });
+}
+
+/** Runs 00–11 of HARNESS: statuses in turn, the last two still running; two runs of OTHER. */
+function seed(db: DatabaseSync): void {
+  const statuses: RunStatus[] = ["success", "error", "max_turns"];
+  for (let i = 0; i < 12; i++) {
+    const id = `run_${String(i).padStart(2, "0")}`;
+    start(db, HARNESS, id);
+    if (i < 10) end(db, HARNESS, id, statuses[i % 3]!);
+  }
+  start(db, OTHER, "run_50");
+  end(db, OTHER, "run_50", "error");
+  start(db, OTHER, "run_51");
+}
+
+function check(db: DatabaseSync): void {
+  const ids = (filter: RunFilter) => listRuns(db, HARNESS, filter).map((r) => r.run_id);
+  assert.deepEqual(ids({ status: "running" }), ["run_11", "run_10"]);
+  assert.deepEqual(ids({ status: "error" }), ["run_07", "run_04", "run_01"]);
+  assert.deepEqual(ids({ status: "success" }), ["run_09", "run_06", "run_03", "run_00"]);
+  assert.deepEqual(ids({ status: "success", before: "run_06", limit: 2 }), ["run_03", "run_00"]);
+  assert.deepEqual(ids({ status: "running", before: "run_11" }), ["run_10"]);
+  assert.deepEqual(ids({ limit: 3 }), ["run_11", "run_10", "run_09"]);
+  assert.deepEqual(listRuns(db, OTHER, { status: "running" }).map((r) => r.run_id), ["run_51"]);
+  // A finished run leaves the running list at once.
+  end(db, HARNESS, "run_11", "success");
+  assert.deepEqual(ids({ status: "running" }), ["run_10"]);
+  assert.deepEqual(ids({ status: "success", limit: 1 }), ["run_11"]);
+}
+
+Deno.test("runs by status: every filter answers the same rows, each from an index", async (t) => {
+  await using tmp = await tempDir();
+  await t.step("a new hive", () => {
+    const db = openHive(`${tmp.path}/new.db`);
+    try {
+      seed(db);
+      check(db);
+      const plan = (filter: RunFilter) => {
+        const { sql, args } = listRunsQuery(HARNESS, filter);
+        return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[])
+          .map((r) => r.detail).join(" | ");
+      };
+      for (const status of ["success", "error", "max_turns"]) {
+        assert.match(plan({ status }), /USING INDEX runs_harness_status/, status);
+        assert.match(plan({ status, before: "run_05" }), /USING INDEX runs_harness_status/);
+      }
+      assert.match(plan({ status: "running" }), /USING INDEX runs_running/);
+      assert.match(plan({}), /USING INDEX runs_harness /);
+      for (const filter of [{}, { status: "running" }, { status: "success" }]) {
+        assert.doesNotMatch(plan(filter), /SCAN runs/, JSON.stringify(filter));
+      }
+    } finally {
+      closeHives();
+    }
+  });
+  await t.step("a hive made before migration 9 (its running rows in the old index)", () => {
+    const path = `${tmp.path}/old.db`;
+    const old = new DatabaseSync(path);
+    migrate(old, MIGRATIONS.slice(0, 8));
+    seed(old);
+    old.close();
+    const db = openHive(path);
+    try {
+      assert.equal(
+        (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
+        MIGRATIONS.length,
+      );
+      check(db);
+    } finally {
+      closeHives();
+    }
+  });
+});
