@@ -340,4 +340,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX runs_harness_status ON runs(harness_id, harness_dir, status, run_id)
     WHERE status != 'running';
   `,
+  // 10: the same for runs by spec version, whose figures count finished runs (a version's running
+  // runs are counted from \`runs_running\`): a run's start writes nothing here, its end one entry.
+  `
+  DROP INDEX runs_harness_version;
+  CREATE INDEX runs_harness_version
+    ON runs(harness_id, harness_dir, spec_version, live, status, cost_usd, turns)
+    WHERE status != 'running';
+  `,
 ];

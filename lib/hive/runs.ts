@@ -403,20 +403,21 @@ export interface VersionRunFigures {
 }
 
 /**
- * The runs of every spec version of a harness, in one pass.
+ * The runs of every spec version of a harness: its finished runs in one pass over
+ * `runs_harness_version` (which holds finished runs only), its running runs from `runs_running`.
  *
  * @param db The hive.
  * @param harness The harness.
  * @returns The figures by version.
  */
 export function runFiguresByVersion(db: Hive, harness: HarnessRef): Map<string, VersionRunFigures> {
-  const rows = statement(
+  const finished = statement(
     db,
-    `SELECT spec_version, count(*) AS n,
-       total(live = 1 AND status != 'running') AS live,
+    `SELECT spec_version, count(*) AS n, total(live = 1) AS live,
        total(live = 1 AND status = 'success') AS ok,
-       total(CASE WHEN live = 1 AND status != 'running' THEN cost_usd END) AS cost
-     FROM runs WHERE harness_id = ? AND harness_dir = ? GROUP BY spec_version`,
+       total(CASE WHEN live = 1 THEN cost_usd END) AS cost
+     FROM runs WHERE harness_id = ? AND harness_dir = ? AND status != 'running'
+     GROUP BY spec_version`,
   ).all(harness.id, harness.dir) as {
     spec_version: string;
     n: number;
@@ -424,9 +425,20 @@ export function runFiguresByVersion(db: Hive, harness: HarnessRef): Map<string, 
     ok: number;
     cost: number;
   }[];
-  return new Map(rows.map((r) => [r.spec_version, {
+  const running = statement(
+    db,
+    `SELECT spec_version, count(*) AS n FROM runs INDEXED BY runs_running
+     WHERE status = 'running' AND harness_id = ? AND harness_dir = ? GROUP BY spec_version`,
+  ).all(harness.id, harness.dir) as { spec_version: string; n: number }[];
+  const figures = new Map(finished.map((r) => [r.spec_version, {
     runs: Number(r.n),
     success_rate: r.live ? r.ok / r.live : null,
     cost_usd: r.live ? Math.round((r.cost / r.live) * 1e9) / 1e9 : null,
   }]));
+  for (const r of running) {
+    const known = figures.get(r.spec_version);
+    if (known) known.runs += Number(r.n);
+    else figures.set(r.spec_version, { runs: Number(r.n), success_rate: null, cost_usd: null });
+  }
+  return figures;
 }

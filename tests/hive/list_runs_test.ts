@@ -7,7 +7,9 @@ import {
   insertRun,
   listRuns,
   listRunsQuery,
+  runFiguresByVersion,
   type RunFilter,
+  versionMetrics,
 } from "../../lib/hive/runs.ts";
 import type { RunResult, RunStatus } from "../../lib/run_types.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
@@ -16,14 +18,14 @@ import { tempDir } from "../helpers/temp.ts";
 const HARNESS = { id: "bot", dir: "/h/bot" };
 const OTHER = { id: "bot", dir: "/elsewhere/bot" };
 
-function start(db: DatabaseSync, harness: typeof HARNESS, runId: string): void {
+function start(db: DatabaseSync, harness: typeof HARNESS, runId: string, version = "v1"): void {
   insertRun(db, {
     run_id: runId,
     harness_id: harness.id,
     harness_dir: harness.dir,
     input: "hi",
     started_at: "2026-11-23T10:00:00.000Z",
-    spec_version: "v1",
+    spec_version: version,
     trace_path: `${harness.dir}/.framework/traces/${runId}.jsonl`,
   });
 }
@@ -56,24 +58,34 @@ function seed(db: DatabaseSync): void {
   start(db, OTHER, "run_50");
   end(db, OTHER, "run_50", "error");
   start(db, OTHER, "run_51");
+  start(db, HARNESS, "run_60", "v2");
 }
 
 function check(db: DatabaseSync): void {
   const ids = (filter: RunFilter) => listRuns(db, HARNESS, filter).map((r) => r.run_id);
-  assert.deepEqual(ids({ status: "running" }), ["run_11", "run_10"]);
+  assert.deepEqual(ids({ status: "running" }), ["run_60", "run_11", "run_10"]);
   assert.deepEqual(ids({ status: "error" }), ["run_07", "run_04", "run_01"]);
   assert.deepEqual(ids({ status: "success" }), ["run_09", "run_06", "run_03", "run_00"]);
   assert.deepEqual(ids({ status: "success", before: "run_06", limit: 2 }), ["run_03", "run_00"]);
   assert.deepEqual(ids({ status: "running", before: "run_11" }), ["run_10"]);
-  assert.deepEqual(ids({ limit: 3 }), ["run_11", "run_10", "run_09"]);
+  // Figures by version: finished runs from their index, running ones counted beside them.
+  assert.deepEqual(Object.fromEntries(runFiguresByVersion(db, HARNESS)), {
+    v1: { runs: 12, success_rate: 0.4, cost_usd: 0 },
+    v2: { runs: 1, success_rate: null, cost_usd: null },
+  });
+  const v1 = versionMetrics(db, HARNESS, "v1");
+  assert.deepEqual([v1.runs, v1.success_rate, v1.p50_duration_ms], [10, 0.4, 1000]);
+  assert.equal(versionMetrics(db, HARNESS, "v2").runs, 0);
+  assert.deepEqual(ids({ limit: 3 }), ["run_60", "run_11", "run_10"]);
   assert.deepEqual(listRuns(db, OTHER, { status: "running" }).map((r) => r.run_id), ["run_51"]);
   // A finished run leaves the running list at once.
   end(db, HARNESS, "run_11", "success");
-  assert.deepEqual(ids({ status: "running" }), ["run_10"]);
+  assert.deepEqual(ids({ status: "running" }), ["run_60", "run_10"]);
   assert.deepEqual(ids({ status: "success", limit: 1 }), ["run_11"]);
+  assert.equal(runFiguresByVersion(db, HARNESS).get("v1")!.success_rate, 5 / 11);
 }
 
-Deno.test("runs by status: every filter answers the same rows, each from an index", async (t) => {
+Deno.test("runs by status and by version: the same rows and figures, each from an index", async (t) => {
   await using tmp = await tempDir();
   await t.step("a new hive", () => {
     const db = openHive(`${tmp.path}/new.db`);
@@ -98,21 +110,23 @@ Deno.test("runs by status: every filter answers the same rows, each from an inde
       closeHives();
     }
   });
-  await t.step("a hive made before migration 9 (its running rows in the old index)", () => {
-    const path = `${tmp.path}/old.db`;
-    const old = new DatabaseSync(path);
-    migrate(old, MIGRATIONS.slice(0, 8));
-    seed(old);
-    old.close();
-    const db = openHive(path);
-    try {
-      assert.equal(
-        (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
-        MIGRATIONS.length,
-      );
-      check(db);
-    } finally {
-      closeHives();
-    }
-  });
+  for (const version of [8, 9]) {
+    await t.step(`a hive made at version ${version} (its running rows in the old indexes)`, () => {
+      const path = `${tmp.path}/v${version}.db`;
+      const old = new DatabaseSync(path);
+      migrate(old, MIGRATIONS.slice(0, version));
+      seed(old);
+      old.close();
+      const db = openHive(path);
+      try {
+        assert.equal(
+          (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
+          MIGRATIONS.length,
+        );
+        check(db);
+      } finally {
+        closeHives();
+      }
+    });
+  }
 });
