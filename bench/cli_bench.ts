@@ -8,6 +8,7 @@
 import { rootHelp } from "../cli/root_help.ts";
 import { fmt, report } from "./measure.ts";
 import { median } from "./wrk.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 
@@ -28,39 +29,35 @@ async function once(args: string[], cwd: string): Promise<{ ms: number; mb: numb
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "fw-bench-cli-" });
-  try {
-    const bare = `${dir}/bare.ts`;
-    await Deno.writeTextFile(bare, `console.log(${JSON.stringify(rootHelp())});\n`);
-    await Deno.mkdir(`${dir}/hello`);
-    await Deno.writeTextFile(
-      `${dir}/hello/harness.yaml`,
-      "id: hello\nmodel:\n  provider: scripted\n  replies: [{text: hi}]\n",
-    );
-    const cases: [string, string[]][] = [
-      ["bare Deno script printing the same text", [bare]],
-      ["framework --help", [CLI, "--help"]],
-      ["framework validate (a verb, its modules loaded)", [CLI, "validate", "hello", "--json"]],
-    ];
-    for (const [, args] of cases) await once(args, dir); // warm the module cache
-    const results = cases.map(() => ({ ms: [] as number[], mb: [] as number[] }));
-    for (let i = 0; i < 10; i++) {
-      for (const [k, [, args]] of cases.entries()) {
-        const r = await once(args, dir);
-        results[k]!.ms.push(r.ms);
-        results[k]!.mb.push(r.mb);
-      }
+  const dir = await benchTempDir("fw-bench-cli-");
+  const bare = `${dir}/bare.ts`;
+  await Deno.writeTextFile(bare, `console.log(${JSON.stringify(rootHelp())});\n`);
+  await Deno.mkdir(`${dir}/hello`);
+  await Deno.writeTextFile(
+    `${dir}/hello/harness.yaml`,
+    "id: hello\nmodel:\n  provider: scripted\n  replies: [{text: hi}]\n",
+  );
+  const cases: [string, string[]][] = [
+    ["bare Deno script printing the same text", [bare]],
+    ["framework --help", [CLI, "--help"]],
+    ["framework validate (a verb, its modules loaded)", [CLI, "validate", "hello", "--json"]],
+  ];
+  for (const [, args] of cases) await once(args, dir); // warm the module cache
+  const results = cases.map(() => ({ ms: [] as number[], mb: [] as number[] }));
+  for (let i = 0; i < 10; i++) {
+    for (const [k, [, args]] of cases.entries()) {
+      const r = await once(args, dir);
+      results[k]!.ms.push(r.ms);
+      results[k]!.mb.push(r.mb);
     }
-    const base = median(results[0]!.ms);
-    for (const [k, [name]] of cases.entries()) {
-      const ms = median(results[k]!.ms);
-      report(name, {
-        "wall p50": fmt(ms, " ms"),
-        "peak RSS": fmt(median(results[k]!.mb), " MB"),
-        ...(k ? { "vs bare": fmt(ms / base, "x") } : {}),
-      });
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  }
+  const base = median(results[0]!.ms);
+  for (const [k, [name]] of cases.entries()) {
+    const ms = median(results[k]!.ms);
+    report(name, {
+      "wall p50": fmt(ms, " ms"),
+      "peak RSS": fmt(median(results[k]!.mb), " MB"),
+      ...(k ? { "vs bare": fmt(ms / base, "x") } : {}),
+    });
   }
 }

@@ -19,6 +19,7 @@ import { fmt, report } from "./measure.ts";
 import { frameworkFlags, startServer } from "./server_process.ts";
 import { seedRuns } from "./seed_runs.ts";
 import { interleaved, wrk } from "./wrk.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 const CONNECTIONS = [1, 16, 64];
 const ROUNDS = 5;
@@ -26,7 +27,7 @@ const SECONDS = 2;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-cp-" });
+  const home = await benchTempDir("fw-bench-cp-");
   const dir = `${home}/bench-cp`;
   await Deno.mkdir(dir);
   await Deno.writeTextFile(
@@ -111,6 +112,5 @@ export async function run(): Promise<void> {
     });
   } finally {
     await plane.stop();
-    await Deno.remove(home, { recursive: true });
   }
 }

@@ -14,6 +14,7 @@ import { startRun } from "../lib/runs/service.ts";
 import type { HarnessSpec } from "../lib/spec/schema.ts";
 import { createWorkbenchApi } from "../routes/workbench_api.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** Model calls of the steered run, and how long each takes. */
 const TURNS = 60;
@@ -21,7 +22,7 @@ const CALL_MS = 20;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-controls-" });
+  const home = await benchTempDir("fw-bench-controls-");
   setFrameworkHome(home);
   Deno.env.set("FRAMEWORK_UI_DB", `${home}/workbench.db`);
   const dir = `${home}/harnesses/steered`;
@@ -144,7 +145,6 @@ export async function run(): Promise<void> {
     closeHives();
     setFrameworkHome(undefined);
     Deno.env.delete("FRAMEWORK_UI_DB");
-    await Deno.remove(home, { recursive: true }).catch(() => {});
   }
 }
 

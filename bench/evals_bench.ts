@@ -16,6 +16,7 @@ import { setFrameworkHome } from "../lib/paths.ts";
 import { createRunService, startRun } from "../lib/runs/service.ts";
 import { inTransaction } from "../lib/sqlite/database.ts";
 import { fmt, measure, report } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 const CASES = 50;
 const VERSIONS = 100;
@@ -23,7 +24,7 @@ const RUNS = 100_000;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-evals-" });
+  const home = await benchTempDir("fw-bench-evals-");
   setFrameworkHome(home);
   const dir = `${home}/harnesses/evaluated`;
   await Deno.mkdir(`${dir}/evals`, { recursive: true });
@@ -122,7 +123,6 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
     setFrameworkHome(undefined);
-    await Deno.remove(home, { recursive: true }).catch(() => {});
   }
 }
 

@@ -15,6 +15,7 @@ import { forkRun, resumeFork } from "../lib/runs/forks.ts";
 import { createRunService, startRun } from "../lib/runs/service.ts";
 import type { ModelProvider } from "../lib/models/types.ts";
 import { fmt, measure, report } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** Turns of the parent run: 4 events each, plus run_started, the last answer and run_finished. */
 const TURNS = 249;
@@ -24,7 +25,7 @@ const FILE_BYTES = 16 * 1024;
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-forks-" });
+  const home = await benchTempDir("fw-bench-forks-");
   setFrameworkHome(home);
   const dir = `${home}/harnesses/parent`;
   await Deno.mkdir(`${dir}/docs`, { recursive: true });
@@ -101,7 +102,6 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
     setFrameworkHome(undefined);
-    await Deno.remove(home, { recursive: true }).catch(() => {});
   }
 }
 

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { removeBenchTempDirs } from "./temp_dirs.ts";
+
 const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   spec_edit: () => import("./spec_edit_bench.ts"),
   runs: () => import("./runs_bench.ts"),
@@ -28,11 +30,16 @@ const wanted = Deno.args.length
 console.log(
   `framework benchmarks on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}\n`,
 );
-for (const name of wanted) {
-  console.log(`== ${name}`);
-  await settleDisk();
-  await (await modules[name]!()).run();
-  console.log("");
+try {
+  for (const name of wanted) {
+    console.log(`== ${name}`);
+    await settleDisk();
+    await (await modules[name]!()).run();
+    console.log("");
+  }
+} finally {
+  // Every section's folders go at the end, not as each section ends (see bench/temp_dirs.ts).
+  await removeBenchTempDirs();
 }
 
 /**

@@ -15,6 +15,7 @@ import { connectMcpServers } from "../lib/tools/mcp.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { cacheEverything, everythingServer } from "../tests/helpers/everything.ts";
 import { fmt, measure, report } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 const CALLS = 20;
 
@@ -24,7 +25,7 @@ export async function run(): Promise<void> {
     console.log("mcp: skipped (the everything server could not be cached from npm)");
     return;
   }
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-mcp-" });
+  const home = await benchTempDir("fw-bench-mcp-");
   setFrameworkHome(home);
   const harness = async (name: string, tool: string, extra: Record<string, unknown>) => {
     const dir = `${home}/${name}`;
@@ -89,7 +90,6 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
     setFrameworkHome(undefined);
-    await Deno.remove(home, { recursive: true }).catch(() => {});
   }
 }
 

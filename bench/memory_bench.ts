@@ -14,6 +14,7 @@ import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
 import { frameworkFlags, rssMb, startServer } from "./server_process.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** One route of the benchmark: how to call it, and how often. */
 interface Route {
@@ -45,7 +46,7 @@ async function heapAfterGc(base: string): Promise<number> {
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-mem-" });
+  const home = await benchTempDir("fw-bench-mem-");
   const dir = `${home}/bench-mem`;
   await Deno.mkdir(dir);
   await Deno.writeTextFile(
@@ -157,6 +158,5 @@ export async function run(): Promise<void> {
     });
   } finally {
     await fresh.stop();
-    await Deno.remove(home, { recursive: true });
   }
 }

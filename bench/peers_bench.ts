@@ -15,6 +15,7 @@ import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
 import { frameworkFlags, type ServerProcess, startServer } from "./server_process.ts";
 import { interleavedAll, type Target } from "./wrk.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** The peers' packages, pinned so that figures compare across runs. */
 const PEERS = {
@@ -106,7 +107,7 @@ async function answersDone(target: Target): Promise<void> {
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
   const peersDir = await installPeers();
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-peers-" });
+  const home = await benchTempDir("fw-bench-peers-");
   const dir = `${home}/hello`;
   await Deno.mkdir(dir);
   await Deno.writeTextFile(
@@ -165,6 +166,5 @@ export async function run(): Promise<void> {
     }
   } finally {
     for (const s of servers) await s.stop();
-    await Deno.remove(home, { recursive: true });
   }
 }

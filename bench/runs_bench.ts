@@ -11,10 +11,11 @@ import { setFrameworkHome } from "../lib/paths.ts";
 import { startRun } from "../lib/runs/service.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { fmt, measure, report } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "fw-bench-" });
+  const home = await benchTempDir("fw-bench-");
   setFrameworkHome(home);
   const dir = `${home}/bench-harness`;
   await Deno.mkdir(`${dir}/workspace`, { recursive: true });
@@ -104,6 +105,5 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
     setFrameworkHome(undefined);
-    await Deno.remove(home, { recursive: true });
   }
 }

@@ -11,10 +11,11 @@ import { closeHives, openHive } from "../lib/hive/open.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { fmt, measure, report } from "./measure.ts";
 import { seedRuns } from "./seed_runs.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "fw-bench-stats-" });
+  const dir = await benchTempDir("fw-bench-stats-");
   const path = `${dir}/hive.db`;
   await Deno.mkdir(`${dir}/busy`);
   await Deno.writeTextFile(
@@ -63,7 +64,6 @@ export async function run(): Promise<void> {
     });
   } finally {
     closeHives();
-    await Deno.remove(dir, { recursive: true });
   }
 }
 

@@ -25,6 +25,7 @@ import { renderDocument } from "../ui/document.tsx";
 import type { PageState } from "../ui/page_state.ts";
 import { CHROMIUM_FLAGS, chromiumPath } from "../tests/helpers/browser.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
+import { benchTempDir } from "./temp_dirs.ts";
 
 async function gzipSize(text: string): Promise<number> {
   const gz = await new Response(
@@ -165,7 +166,7 @@ async function measureTrace(page: Page, url: string, events: number): Promise<vo
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "fw-bench-ui-" });
+  const root = await benchTempDir("fw-bench-ui-");
   setFrameworkHome(`${root}/home`);
   const harnesses = `${root}/harnesses`;
   const hello = (await initHarness(`${harnesses}/hello`, { template: "hello", id: "hello" })).dir;
@@ -260,6 +261,5 @@ export async function run(): Promise<void> {
     }
   } finally {
     await wb.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 }
