@@ -2,7 +2,7 @@
  * `POST /run` against the peers: the same scripted task (two model calls, one tool call) served by
  * the framework's control plane (journal, fsync and hive on), by LangGraph.js (`createReactAgent`) and
  * by Mastra (`Agent`), each behind a minimal HTTP server in its own process, loaded with `wrk` at 1 and
- * 8 connections, interleaved (medians of 5). The peers are installed with npm into a temporary folder
+ * 8 connections, interleaved (medians of 7). The peers are installed with npm into a temporary folder
  * (reused between runs of the benchmark), never into the project's dependencies, and run on Node.
  *
  * @module
@@ -25,7 +25,8 @@ const PEERS = {
   "zod": "4.6.7",
 };
 const CONNECTIONS = [1, 8];
-const ROUNDS = 5;
+/** Rounds per figure: each side's speed moves ±20% between 2-second rounds on a shared machine. */
+const ROUNDS = 7;
 const SECONDS = 2;
 const BODY = JSON.stringify({ input: "hello" });
 
