@@ -14,7 +14,7 @@ import { startRun } from "../lib/runs/service.ts";
 import type { HarnessSpec } from "../lib/spec/schema.ts";
 import { createWorkbenchApi } from "../routes/workbench_api.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
-import { benchTempDir } from "./temp_dirs.ts";
+import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 /** Model calls of the steered run, and how long each takes. */
 const TURNS = 60;
@@ -148,4 +148,4 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.main) await run();
+if (import.meta.main) await runAlone(run);

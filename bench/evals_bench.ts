@@ -16,7 +16,7 @@ import { setFrameworkHome } from "../lib/paths.ts";
 import { createRunService, startRun } from "../lib/runs/service.ts";
 import { inTransaction } from "../lib/sqlite/database.ts";
 import { fmt, measure, report } from "./measure.ts";
-import { benchTempDir } from "./temp_dirs.ts";
+import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 const CASES = 50;
 const VERSIONS = 100;
@@ -126,4 +126,4 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.main) await run();
+if (import.meta.main) await runAlone(run);

@@ -15,7 +15,7 @@ import { forkRun, resumeFork } from "../lib/runs/forks.ts";
 import { createRunService, startRun } from "../lib/runs/service.ts";
 import type { ModelProvider } from "../lib/models/types.ts";
 import { fmt, measure, report } from "./measure.ts";
-import { benchTempDir } from "./temp_dirs.ts";
+import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 /** Turns of the parent run: 4 events each, plus run_started, the last answer and run_finished. */
 const TURNS = 249;
@@ -105,4 +105,4 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.main) await run();
+if (import.meta.main) await runAlone(run);

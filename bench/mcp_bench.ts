@@ -15,7 +15,7 @@ import { connectMcpServers } from "../lib/tools/mcp.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { cacheEverything, everythingServer } from "../tests/helpers/everything.ts";
 import { fmt, measure, report } from "./measure.ts";
-import { benchTempDir } from "./temp_dirs.ts";
+import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 const CALLS = 20;
 
@@ -93,4 +93,4 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.main) await run();
+if (import.meta.main) await runAlone(run);

@@ -28,3 +28,17 @@ export async function benchTempDir(prefix: string): Promise<string> {
 export async function removeBenchTempDirs(): Promise<void> {
   for (const dir of made.splice(0)) await Deno.remove(dir, { recursive: true }).catch(() => {});
 }
+
+/**
+ * Runs one section as a script of its own (`deno run -A bench/evals_bench.ts`), removing its folders
+ * when it ends.
+ *
+ * @param run The section's `run`.
+ */
+export async function runAlone(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } finally {
+    await removeBenchTempDirs();
+  }
+}

@@ -149,7 +149,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       keyId = (await authorizeRequest(request, "read")).key_id;
       response = statsResponse(ctx);
     } catch (err) {
-      keyId = refusedKeyId(err);
+      keyId ??= refusedKeyId(err); // a failure after the token was verified still names its key
       response = errorResponse(err);
     }
     log?.(requestLine("GET", "/stats", response.status, performance.now() - t0, keyId));

@@ -72,6 +72,13 @@ Deno.test("both ways of checking an Ed25519 signature give the same verdicts", a
     ["a bit flipped in the message", publicKey, signature, flipped(data, 5), false],
     ["S + L (malleated)", publicKey, malleated(signature), data, false],
     ["the vector's S + L", RFC.publicKey, malleated(RFC.signature), RFC.message, false],
+    [
+      "S = 2^256 - 1",
+      RFC.publicKey,
+      new Uint8Array([...RFC.signature.slice(0, 32), ...new Uint8Array(32).fill(0xff)]),
+      RFC.message,
+      false,
+    ],
     ["another key", other, signature, data, false],
     ["a 63-byte signature", publicKey, signature.slice(0, 63), data, false],
     ["a 65-byte signature", publicKey, new Uint8Array([...signature, 0]), data, false],
