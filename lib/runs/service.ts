@@ -87,6 +87,8 @@ export interface RunServiceOptions {
 export function createRunService(options: RunServiceOptions = {}): RunService {
   const shutdown = new AbortController();
   const mine = new Map<string, RunHandle>();
+  // Per live run, the runs working in its slot: each settles once it and its own guests have ended.
+  const guestsOf = new Map<string, Set<Promise<void>>>();
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
@@ -114,19 +116,25 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       // Run ids sort by time: allocated here, right before admission, they follow the queue's order.
       if (submitOptions.runId === undefined) prepared.run_id = newRunId();
       // A hand-off's child works in its parent's slot; every other run passes the gate.
-      const admission = inSlotOf !== undefined && mine.has(inSlotOf)
-        ? undefined
-        : options.gate?.admit();
+      const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
+      const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
         (release) => {
           try {
             const run = launchRun(prepared);
             mine.set(run.run_id, run);
-            run.result.finally(() => {
-              release();
+            const guests = new Set<Promise<void>>();
+            guestsOf.set(run.run_id, guests);
+            // The slot frees once the run and every run working in it have ended (a stopped
+            // parent does not hand its slot on while its child is still winding down).
+            const ended = run.result.then(async () => {
               stop.dispose();
               mine.delete(run.run_id);
+              guestsOf.delete(run.run_id);
+              await Promise.allSettled(guests);
             });
+            host?.add(ended);
+            ended.finally(release);
             // After-run work: an automatic proposal when a failure recurs (in the background).
             // Eval runs that do not count as live never feed the evolver.
             if (submitOptions.evaluation?.live !== false) {
