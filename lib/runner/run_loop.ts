@@ -275,19 +275,9 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       const from = mode;
       for (const [gate, ref] of [["on_exit", from?.on_exit], ["on_enter", to.on_enter]] as const) {
         if (!ref) continue;
-        const verdict = await callGate(
-          sandboxes,
-          ref,
-          {
-            run_id: ctx.run_id,
-            from: from?.name ?? null,
-            to: to.name,
-            turn,
-            gate,
-          },
-          limits.tool_timeout_s * 1000,
-          signal,
-        );
+        const event = { run_id: ctx.run_id, from: from?.name ?? null, to: to.name, turn, gate };
+        // A stop with `now` while the gate runs throws here, and the run stops.
+        const verdict = await callGate(sandboxes, ref, event, limits.tool_timeout_s * 1000, signal);
         if (verdict.allow) continue;
         const reason = verdict.reason ?? `The ${gate} gate refused`;
         emit("playbook_refused", { from: from?.name ?? null, to: to.name, gate, reason, turn, by });
