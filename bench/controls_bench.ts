@@ -106,8 +106,8 @@ export async function run(): Promise<void> {
     const t0 = performance.now();
     let taken = 0;
     for (let i = 0; i < checks; i++) {
-      if (controls.pending()) taken += controls.take().length;
-      taken += controls.take().length;
+      if (controls.pending()) taken += controls.take(1).length;
+      taken += controls.take(1).length;
     }
     const checkNs = ((performance.now() - t0) * 1e6) / checks;
     if (taken) throw new Error("the queue was not empty");

@@ -1,5 +1,5 @@
 /**
- * Waiting that a run's abort signal can cut short.
+ * Waiting that a run's abort signal can cut short: a pause, or any work the run waits on.
  *
  * @module
  */
@@ -27,5 +27,29 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason);
     };
     signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Waits for a promise, or rejects with the signal's reason as soon as it aborts (the work itself goes
+ * on unless it listens to the signal too: a call in the sandbox is stopped with its sandbox).
+ *
+ * @example
+ * ```ts
+ * const verdict = await abortable(sandbox.call(ref, event, {}, 60_000), run.signal);
+ * ```
+ * @param promise The work.
+ * @param signal Stops the wait.
+ * @returns What the work answered.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {}); // nobody waits for it any more
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

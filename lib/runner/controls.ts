@@ -2,9 +2,10 @@
  * The controls of one live run: steering messages, model and playbook changes, and stop. They are
  * queued in one list, in the order they arrive, and the loop takes them only at a turn boundary (no
  * model call or tool in flight); each one it applies becomes one journal event (CONTRACT.md "Live
- * runs"). A queued steering message stays readable, editable and deletable until it is taken; a
- * delivered one is read-only and carries the turn it entered. `stop({now: true})` does not wait: it
- * aborts what is in flight at once.
+ * runs"). A queued steering message stays readable, editable and deletable until the loop takes it;
+ * from then on it is delivered — read-only, with the turn whose model call receives it — even while
+ * an earlier control of the same boundary (a playbook gate) still runs. `stop({now: true})` does not
+ * wait: it aborts what is in flight at once.
  *
  * @module
  */
@@ -70,10 +71,11 @@ export interface RunControls {
   stop(by: ControlActor, now?: boolean): Control;
   /** Whether anything is queued. */
   pending(): boolean;
-  /** Takes everything queued, in order (the loop, at a turn boundary). */
-  take(): ControlItem[];
-  /** Marks a taken message delivered at a turn. */
-  delivered(message: SteeringMessage, turn: number): void;
+  /**
+   * Takes what is queued, in order, up to and including the first stop (the loop, at a turn
+   * boundary). Each message taken is delivered from now on, for `turn`: readable, no longer editable.
+   */
+  take(turn: number): ControlItem[];
   /** Who stopped the run at once, if someone did. */
   stoppedNow(): ControlActor | undefined;
   /** Ends the controls: the run has finished, and every later control is a conflict. */
@@ -110,7 +112,7 @@ function checkText(text: string): string {
  * ```ts
  * const controls = createRunControls({ run_id, spec, abort: (e) => stopper.abort(e) });
  * controls.steer("Answer in French");
- * controls.take(); // [{ kind: "message", message: {…} }]
+ * controls.take(1); // [{ kind: "message", message: {…, status: "delivered", delivered_turn: 1} }]
  * ```
  * @param options The run's id and spec, and how to abort it.
  * @returns The controls.
@@ -132,10 +134,13 @@ export function createRunControls(options: ControlsOptions): RunControls {
   const queued = (messageId: string): SteeringMessage => {
     const item = queue.find((i) => i.kind === "message" && i.message.id === messageId);
     if (item?.kind === "message") return item.message;
-    if (delivered.some((m) => m.id === messageId)) {
+    const taken = delivered.find((m) => m.id === messageId);
+    if (taken) {
       throw new FrameworkError(
         "conflict",
-        `Message ${JSON.stringify(messageId)} was delivered to the model; it can no longer change`,
+        `Message ${
+          JSON.stringify(messageId)
+        } was delivered to the model (turn ${taken.delivered_turn}); it can no longer change`,
         { id: messageId },
       );
     }
@@ -170,7 +175,7 @@ export function createRunControls(options: ControlsOptions): RunControls {
     },
     messages() {
       const waiting = queue.flatMap((i) => i.kind === "message" ? [i.message] : []);
-      // The queue is drained whole at each boundary, so every delivered message is older than
+      // Each boundary takes the queue from its start, so every delivered message is older than
       // every queued one: this is oldest first.
       return [...delivered, ...waiting].map((m) => ({ ...m }));
     },
@@ -219,16 +224,23 @@ export function createRunControls(options: ControlsOptions): RunControls {
       return c;
     },
     pending: () => queue.length > 0,
-    take() {
-      const taken = queue;
-      queue = [];
+    take(turn) {
+      if (queue.length === 0) return [];
+      // Nothing after a stop is applied: it stays queued until the run ends.
+      const stop = queue.findIndex((i) => i.kind === "stop");
+      const taken = stop < 0 ? queue : queue.slice(0, stop + 1);
+      queue = stop < 0 ? [] : queue.slice(stop + 1);
+      const now = new Date().toISOString();
+      for (const item of taken) {
+        if (item.kind !== "message") continue;
+        // Delivered from the moment it is taken, so it never leaves the listing while the
+        // boundary works through the controls before it (a playbook gate may take a while).
+        item.message.status = "delivered";
+        item.message.delivered_turn = turn;
+        item.message.updated_at = now;
+        delivered.push(item.message);
+      }
       return taken;
-    },
-    delivered(message, turn) {
-      message.status = "delivered";
-      message.delivered_turn = turn;
-      message.updated_at = new Date().toISOString();
-      delivered.push(message);
     },
     stoppedNow: () => nowBy,
     close() {

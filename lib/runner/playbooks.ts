@@ -8,6 +8,7 @@
  * @module
  */
 
+import { abortable } from "../sleep.ts";
 import type { HarnessSpec } from "../spec/schema.ts";
 import type { SandboxPool } from "../tools/sandbox.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -80,24 +81,33 @@ export interface GateVerdict {
 
 /**
  * Calls a playbook gate in the sandbox. A gate that fails, times out or answers anything but
- * `{allow: boolean}` refuses, with the reason said.
+ * `{allow: boolean}` refuses, with the reason said. The run's signal is no answer: a stop with `now`
+ * (or the run's time limit) while the gate runs rejects with the signal's reason, so the run stops
+ * there; the gate's code is stopped with the run's sandboxes.
  *
  * @param sandboxes Where code runs.
  * @param ref The gate's code ref.
  * @param event What the gate is told: `{run_id, from, to, turn, gate}`.
  * @param timeoutMs Its time limit.
+ * @param signal The run's abort signal.
  * @returns The verdict.
+ * @throws The signal's reason when the run is stopped while the gate runs.
  */
 export async function callGate(
   sandboxes: SandboxPool,
   ref: string,
   event: Record<string, unknown>,
   timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<GateVerdict> {
   let value: unknown;
   try {
-    ({ value } = await sandboxes.for(undefined).call(ref, event, { gate: event.gate }, timeoutMs));
+    ({ value } = await abortable(
+      sandboxes.for(undefined).call(ref, event, { gate: event.gate }, timeoutMs),
+      signal,
+    ));
   } catch (err) {
+    if (signal.aborted) throw signal.reason;
     return { allow: false, reason: `The gate failed: ${(err as Error).message}` };
   }
   const v = value as { allow?: unknown; reason?: unknown } | null | undefined;

@@ -8,6 +8,7 @@
 
 import { linkSignals } from "../linked_signal.ts";
 import { deadline } from "../deadline.ts";
+import { abortable } from "../sleep.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import type { JournalWriter } from "../journal/writer.ts";
 import { costOf, priceOf } from "../models/pricing.ts";
@@ -90,21 +91,16 @@ type Emit = (type: string, payload: Record<string, unknown>) => JournalEvent;
 /** Races a promise against a time limit and the run's abort signal. */
 async function withTimeout<T>(promise: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
+  const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new ToolError("timeout", `The tool did not finish within ${ms / 1000} s`)),
       ms,
     );
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([promise, stop]);
+    return await abortable(Promise.race([promise, limit]), signal);
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort!);
   }
 }
 
@@ -279,13 +275,9 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       const from = mode;
       for (const [gate, ref] of [["on_exit", from?.on_exit], ["on_enter", to.on_enter]] as const) {
         if (!ref) continue;
-        const verdict = await callGate(sandboxes, ref, {
-          run_id: ctx.run_id,
-          from: from?.name ?? null,
-          to: to.name,
-          turn,
-          gate,
-        }, limits.tool_timeout_s * 1000);
+        const event = { run_id: ctx.run_id, from: from?.name ?? null, to: to.name, turn, gate };
+        // A stop with `now` while the gate runs throws here, and the run stops.
+        const verdict = await callGate(sandboxes, ref, event, limits.tool_timeout_s * 1000, signal);
         if (verdict.allow) continue;
         const reason = verdict.reason ?? `The ${gate} gate refused`;
         emit("playbook_refused", { from: from?.name ?? null, to: to.name, gate, reason, turn, by });
@@ -318,11 +310,10 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
      */
     const boundary = async (): Promise<boolean> => {
       let told = false;
-      for (const item of controls.take()) {
-        const turn = turns + 1;
+      const turn = turns + 1;
+      for (const item of controls.take(turn)) {
         if (item.kind === "message") {
           pending.push({ role: "user", content: item.message.text });
-          controls.delivered(item.message, turn);
           emit("steering_delivered", {
             message_id: item.message.id,
             text: item.message.text,
@@ -460,6 +451,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       }
     }
 
+    // A stop with `now` during the last boundary stops the run: the answer is not checked.
+    if (signal.aborted) throw signal.reason;
     const verdicts = [];
     for (const v of validators) {
       const verdict = await v.validate(output);

@@ -1,16 +1,17 @@
 /**
  * Controlling a live run by its id, the one way every shell does it (the workbench API, the copilot's
- * tools): steer it, change its model or its mode, stop it. An unknown run is `not_found` (404); a
- * run that has finished, or that runs in another process, is a `conflict` (409). What a control does
- * and when is decided by the run's loop (`lib/runner/controls.ts`): at the next turn boundary, in
- * queue order, each one journalled.
+ * tools): steer it, change its model or its mode, stop it. Each shell says which runs it shows (a
+ * {@link RunFinder}); a run it does not show is as unknown to its controls as to its reads. An
+ * unknown run is `not_found` (404); a run that has finished, or that runs in another process, is a
+ * `conflict` (409). What a control does and when is decided by the run's loop
+ * (`lib/runner/controls.ts`): at the next turn boundary, in queue order, each one journalled.
  *
  * @module
  */
 
 import { badInput, FrameworkError } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
-import { findRun, getTrace } from "../journal/trace.ts";
+import { getTrace } from "../journal/trace.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import type {
   Control,
@@ -21,10 +22,18 @@ import type {
 } from "../runner/controls.ts";
 import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
 import type { RunHandle } from "../runner/start_run.ts";
+import type { RunRow } from "../hive/runs.ts";
+
+/**
+ * How a shell finds a run by id: the runs it shows, and `not_found` for every other (the workbench
+ * does not show the copilot's own runs). Its controls find runs the same way, so a run a shell hides
+ * from its reads cannot be steered, changed or stopped through it either.
+ */
+export type RunFinder = (db: Hive, runId: string) => RunRow;
 
 /** A live run of this process and its controls, or the reason it cannot be controlled. */
-function liveRun(db: Hive, runId: string): RunHandle {
-  const row = findRun(db, null, runId);
+function liveRun(db: Hive, runId: string, find: RunFinder): RunHandle {
+  const row = find(db, runId);
   const handle = activeRun(row.run_id);
   if (!handle) {
     throw new FrameworkError(
@@ -43,15 +52,16 @@ function liveRun(db: Hive, runId: string): RunHandle {
  *
  * @example
  * ```ts
- * runControls(openHive(), "run_01…").steer("Answer in French");
+ * runControls(openHive(), "run_01…", targetRun).steer("Answer in French");
  * ```
  * @param db The hive.
  * @param runId The run.
+ * @param find The runs the caller shows.
  * @returns Its controls.
- * @throws `not_found` for an unknown run; `conflict` for one that has ended.
+ * @throws `not_found` for an unknown (or hidden) run; `conflict` for one that has ended.
  */
-export function runControls(db: Hive, runId: string): RunControls {
-  return liveRun(db, runId).controls;
+export function runControls(db: Hive, runId: string, find: RunFinder): RunControls {
+  return liveRun(db, runId, find).controls;
 }
 
 /** A live run's mode and model, and the modes it may switch to. */
@@ -78,10 +88,16 @@ export function liveState(runId: string): LiveView | null {
  *
  * @param db The hive.
  * @param runId The run.
+ * @param find The runs the caller shows.
  * @returns The messages.
+ * @throws `not_found` for an unknown (or hidden) run.
  */
-export async function steeringMessages(db: Hive, runId: string): Promise<SteeringMessage[]> {
-  const row = findRun(db, null, runId);
+export async function steeringMessages(
+  db: Hive,
+  runId: string,
+  find: RunFinder,
+): Promise<SteeringMessage[]> {
+  const row = find(db, runId);
   const handle = activeRun(row.run_id);
   if (handle) return handle.controls.messages();
   const trace = await getTrace(db, null, row.run_id);
@@ -103,14 +119,16 @@ export async function steeringMessages(db: Hive, runId: string): Promise<Steerin
  * @param db The hive.
  * @param runId The run.
  * @param how `now`, and who asks.
+ * @param find The runs the caller shows.
  * @returns The control.
  */
 export function stopRun(
   db: Hive,
   runId: string,
   how: { now?: boolean; by: ControlActor },
+  find: RunFinder,
 ): Control {
-  return runControls(db, runId).stop(how.by, how.now ?? false);
+  return runControls(db, runId, find).stop(how.by, how.now ?? false);
 }
 
 /**
@@ -194,9 +212,16 @@ export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
  * @param runId The run.
  * @param model `"provider:name"` or a model block (see {@link parseModelChange}).
  * @param by Who asks.
+ * @param find The runs the caller shows.
  * @returns The control.
  */
-export function changeRunModel(db: Hive, runId: string, model: unknown, by: ControlActor): Control {
-  const handle = liveRun(db, runId);
+export function changeRunModel(
+  db: Hive,
+  runId: string,
+  model: unknown,
+  by: ControlActor,
+  find: RunFinder,
+): Control {
+  const handle = liveRun(db, runId, find);
   return handle.controls.changeModel(parseModelChange(model, handle.spec), by);
 }

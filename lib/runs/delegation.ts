@@ -5,8 +5,9 @@
  * not exceed `max_depth`, the peer is not already in the chain (no cycles), and budget is left — the
  * cap is the smallest of the peer's `max_cost_usd`, the delegation `max_cost_usd` and what is left
  * of the run's own limits. The child is an ordinary journalled run of the peer, through the same run
- * service, with `parent_run_id` set and the cap as its cost limit. Four events record it all in the
- * parent's journal.
+ * service, with `parent_run_id` set and the cap as its cost limit; it works in its parent's capacity
+ * slot (the parent waits on it), so a hand-off never queues behind its own ancestor. Four events
+ * record it all in the parent's journal.
  *
  * @module
  */
@@ -173,6 +174,8 @@ export function createDelegator(runs: RunService): Delegator {
     const chain = [...parent.context.chain, chosen.harness_id!];
     const submission = await runs.submit(chosen.dir!, { input: request.task }, {
       parentRunId: parent.run_id,
+      // The parent waits on this call: the child works in its slot, never queued behind it.
+      inSlotOf: parent.run_id,
       delegation: { depth, chain },
       ...(cap !== undefined ? { costCapUsd: cap } : {}),
       signal: request.signal,

@@ -1,7 +1,10 @@
 /**
  * Run capacity: at most `maxConcurrent` runs at once and `maxQueued` waiting in FIFO order; beyond
  * that a run is refused (503) with a `Retry-After` estimated from recent run durations. Only runs pass
- * this gate: nothing else ever waits for run capacity.
+ * this gate: nothing else ever waits for run capacity. A delegated child does not pass it either: it
+ * works in its parent's slot while the parent waits on it (the run service decides,
+ * `lib/runs/service.ts`), since a child queued behind its own parent would wait for a slot that is
+ * freed only when it has finished.
  *
  * @module
  */

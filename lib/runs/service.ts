@@ -42,7 +42,15 @@ export type HarnessTarget = string | TrustedFolder;
  * Per-run options a shell may add (the copilot's history and tools, a spec snapshot, an abort
  * signal, …). Trust is never one of them: it comes from the harness target.
  */
-export type SubmitOptions = Omit<RunOptions, "trusted">;
+export type SubmitOptions = Omit<RunOptions, "trusted"> & {
+  /**
+   * A live run of this service whose slot this run shares instead of passing the gate: a hand-off's
+   * child, whose parent waits on the `delegate` call and so never works at the same time (it cannot
+   * wait for its ancestor's slot, which is only freed once it has finished). Ignored unless that run
+   * is live in this service.
+   */
+  inSlotOf?: string;
+};
 
 /** A submitted run. */
 export interface Submission {
@@ -78,11 +86,13 @@ export interface RunServiceOptions {
  */
 export function createRunService(options: RunServiceOptions = {}): RunService {
   const shutdown = new AbortController();
-  const mine = new Set<RunHandle>();
+  const mine = new Map<string, RunHandle>();
+  // Per live run, the runs working in its slot: each settles once it and its own guests have ended.
+  const guestsOf = new Map<string, Set<Promise<void>>>();
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(harness, body, submitOptions = {}) {
+    async submit(harness, body, { inSlotOf, ...submitOptions } = {}) {
       const request = readRequest(RUN_REQUEST, body);
       const dir = typeof harness === "string" ? harness : harness.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
@@ -105,17 +115,26 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       }
       // Run ids sort by time: allocated here, right before admission, they follow the queue's order.
       if (submitOptions.runId === undefined) prepared.run_id = newRunId();
-      const admission = options.gate?.admit();
+      // A hand-off's child works in its parent's slot; every other run passes the gate.
+      const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
+      const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
         (release) => {
           try {
             const run = launchRun(prepared);
-            mine.add(run);
-            run.result.finally(() => {
-              release();
+            mine.set(run.run_id, run);
+            const guests = new Set<Promise<void>>();
+            guestsOf.set(run.run_id, guests);
+            // The slot frees once the run and every run working in it have ended (a stopped
+            // parent does not hand its slot on while its child is still winding down).
+            const ended = run.result.then(async () => {
               stop.dispose();
-              mine.delete(run);
+              mine.delete(run.run_id);
+              guestsOf.delete(run.run_id);
+              await Promise.allSettled(guests);
             });
+            host?.add(ended);
+            ended.finally(release);
             // After-run work: an automatic proposal when a failure recurs (in the background).
             // Eval runs that do not count as live never feed the evolver.
             if (submitOptions.evaluation?.live !== false) {
@@ -148,9 +167,9 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
         },
       };
     },
-    active: () => [...mine],
+    active: () => [...mine.values()],
     async close(graceMs = 10_000) {
-      const runs = [...mine];
+      const runs = [...mine.values()];
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((r) => (timer = setTimeout(r, graceMs)));
       await Promise.race([Promise.allSettled(runs.map((r) => r.result)), grace]);

@@ -1,7 +1,8 @@
 /**
  * Controls of a live run (CONTRACT.md "Live runs"): steering messages, addressable and editable until
  * the loop takes them, model and playbook changes, and stop. Every control answers at once; the run
- * applies it at its next turn boundary. The person in the page acts as `workbench`.
+ * applies it at its next turn boundary. The person in the page acts as `workbench`. Runs are found as
+ * `GET /api/runs/{id}` finds them (`targetRun`): the copilot's own runs are unknown here too (404).
  *
  * @module
  */
@@ -18,6 +19,7 @@ import {
   STOP_REQUEST,
 } from "../../lib/requests.ts";
 import { changeRunModel, runControls, steeringMessages, stopRun } from "../../lib/runs/controls.ts";
+import { targetRun } from "../../lib/workbench/runs.ts";
 import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
 
 /** Who the workbench's controls are from. */
@@ -32,28 +34,30 @@ const BY = "workbench";
 export function liveRoutes(ctx: WorkbenchContext): WorkbenchApp {
   const app = new Hono();
   const { hive } = ctx;
+  const controlsOf = (runId: string) => runControls(hive, runId, targetRun);
   const messageOf = async (runId: string, messageId: string) => {
-    const found = (await steeringMessages(hive, runId)).find((m) => m.id === messageId);
+    const found = (await steeringMessages(hive, runId, targetRun)).find((m) => m.id === messageId);
     if (!found) throw notFound(`No message ${JSON.stringify(messageId)} in run ${runId}`);
     return found;
   };
 
   app.post("/api/runs/:id/messages", async (c) => {
     const { text } = readRequest(STEER_REQUEST, await ctx.body(c));
-    return okResponse({ message: runControls(hive, c.req.param("id")).steer(text) }, 201);
+    return okResponse({ message: controlsOf(c.req.param("id")).steer(text) }, 201);
   });
   app.get(
     "/api/runs/:id/messages",
-    async (c) => okResponse({ messages: await steeringMessages(hive, c.req.param("id")) }),
+    async (c) =>
+      okResponse({ messages: await steeringMessages(hive, c.req.param("id"), targetRun) }),
   );
   app.patch("/api/runs/:id/messages", async (c) => {
     const { id, text } = readRequest(STEER_EDIT_REQUEST, await ctx.body(c));
-    return okResponse({ message: runControls(hive, c.req.param("id")).edit(id, text) });
+    return okResponse({ message: controlsOf(c.req.param("id")).edit(id, text) });
   });
   app.delete("/api/runs/:id/messages", (c) => {
     const id = c.req.query("id");
     if (!id) throw badInput("Name the message: DELETE /api/runs/{id}/messages?id=<message id>");
-    runControls(hive, c.req.param("id")).remove(id);
+    controlsOf(c.req.param("id")).remove(id);
     return okResponse({ deleted: true });
   });
   app.get(
@@ -63,25 +67,25 @@ export function liveRoutes(ctx: WorkbenchContext): WorkbenchApp {
   );
   app.patch("/api/runs/:id/messages/:message_id", async (c) => {
     const { text } = readRequest(STEER_REQUEST, await ctx.body(c));
-    const controls = runControls(hive, c.req.param("id"));
+    const controls = controlsOf(c.req.param("id"));
     return okResponse({ message: controls.edit(c.req.param("message_id"), text) });
   });
   app.delete("/api/runs/:id/messages/:message_id", (c) => {
-    runControls(hive, c.req.param("id")).remove(c.req.param("message_id"));
+    controlsOf(c.req.param("id")).remove(c.req.param("message_id"));
     return okResponse({ deleted: true });
   });
 
   app.post("/api/runs/:id/model", async (c) => {
     const { model } = readRequest(MODEL_CHANGE_REQUEST, await ctx.body(c));
-    return okResponse({ control: changeRunModel(hive, c.req.param("id"), model, BY) });
+    return okResponse({ control: changeRunModel(hive, c.req.param("id"), model, BY, targetRun) });
   });
   app.post("/api/runs/:id/playbook", async (c) => {
     const { name } = readRequest(PLAYBOOK_REQUEST, await ctx.body(c));
-    return okResponse({ control: runControls(hive, c.req.param("id")).switchPlaybook(name, BY) });
+    return okResponse({ control: controlsOf(c.req.param("id")).switchPlaybook(name, BY) });
   });
   app.post("/api/runs/:id/stop", async (c) => {
     const { now } = readRequest(STOP_REQUEST, await ctx.body(c, true));
-    return okResponse({ control: stopRun(hive, c.req.param("id"), { now, by: BY }) });
+    return okResponse({ control: stopRun(hive, c.req.param("id"), { now, by: BY }, targetRun) });
   });
   return app;
 }

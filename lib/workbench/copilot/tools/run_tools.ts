@@ -15,6 +15,7 @@ import { measureProposal } from "../../../evals/measure_proposal.ts";
 import { runEval } from "../../../evals/run_eval.ts";
 import { harnessRefOf } from "../../catalog.ts";
 import { listArtifacts } from "../../conversations.ts";
+import { targetRun } from "../../runs.ts";
 import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
 
 /** The run id a run artifact holds. */
@@ -137,7 +138,7 @@ function steerRunTool(ctx: CopilotContext): Tool {
           `Run ${runId} was not started in this conversation; steer only runs you started with execute_run`,
         );
       }
-      const message = runControls(ctx.hive, runId).steer(str(args, "text", true)!);
+      const message = runControls(ctx.hive, runId, targetRun).steer(str(args, "text", true)!);
       return Promise.resolve({ message, note: "Delivered at the run's next turn boundary." });
     },
   );
