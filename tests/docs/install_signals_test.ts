@@ -9,22 +9,13 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { onPath } from "../../scripts/apt.ts";
 import { frameworkTaskFlags, shimScript } from "../../scripts/install.ts";
 import { startControlPlane } from "../helpers/control_plane.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
-
-/** Where a command is on the PATH, or null. */
-async function which(name: string): Promise<string | null> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", `command -v ${name}`],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  return out.success ? new TextDecoder().decode(out.stdout).trim() : null;
-}
 
 /** Every process below `pid` (from /proc). */
 function descendants(pid: number): number[] {
@@ -114,15 +105,15 @@ Deno.test("installed command: SIGTERM to its PID stops the control plane (it exe
 });
 
 Deno.test("installed command: with its Deno gone, it execs the one npx holds (SIGTERM still stops it)", async () => {
-  const npx = await which("npx");
-  const node = await which("node");
+  const npx = onPath("npx", Deno.env);
+  const node = onPath("node", Deno.env);
   assert.ok(npx && node, "node and npx are needed (the README's machine has them)");
   await using bin = await tempDir("fw-signal-bin-");
   // A PATH with node, npm and npx only (their real folders may also hold a deno: links avoid it).
   const nodeBin = join(bin.path, "node-bin");
   await Deno.mkdir(nodeBin);
   for (const tool of ["node", "npm", "npx"]) {
-    const real = await which(tool);
+    const real = onPath(tool, Deno.env);
     if (real) await Deno.symlink(real, join(nodeBin, tool));
   }
   const flags = frameworkTaskFlags(await Deno.readTextFile(`${ROOT}/deno.json`));
