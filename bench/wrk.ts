@@ -5,6 +5,8 @@
  * @module
  */
 
+import { aptInstall, onPath } from "../scripts/apt.ts";
+
 /** What one `wrk` run measured. */
 export interface WrkResult {
   rps: number;
@@ -23,43 +25,19 @@ let ensured: Promise<string> | undefined;
  */
 export function ensureWrk(): Promise<string> {
   ensured ??= (async () => {
-    const found = await which("wrk");
+    const found = onPath("wrk", Deno.env);
     if (found) return found;
-    console.log("  (installing wrk: apt-get install -y wrk)");
-    const root = Deno.uid() === 0;
-    const run = async (args: string[]) => {
-      const cmd = root ? args : ["sudo", ...args];
-      const out = await new Deno.Command(cmd[0]!, {
-        args: cmd.slice(1),
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-        stdout: "null",
-        stderr: "piped",
-      }).output();
-      if (!out.success) {
-        throw new Error(
-          `${cmd.join(" ")} failed: ${new TextDecoder().decode(out.stderr).slice(-400)}`,
-        );
-      }
-    };
-    await run(["apt-get", "update", "-qq"]);
-    await run(["apt-get", "install", "-y", "-qq", "wrk"]);
-    const installed = await which("wrk");
+    const { failure } = await aptInstall(["wrk"], "The HTTP benchmarks need wrk", {
+      env: Deno.env,
+      root: Deno.uid() === 0,
+      say: (line) => console.log(`  (${line})`),
+    });
+    if (failure) throw new Error(`cannot install wrk: ${failure}`);
+    const installed = onPath("wrk", Deno.env);
     if (!installed) throw new Error("wrk is still missing after apt-get install");
     return installed;
   })();
   return ensured;
-}
-
-async function which(name: string): Promise<string | null> {
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
-    try {
-      const path = `${dir}/${name}`;
-      if ((await Deno.stat(path)).isFile) return path;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * `deno task install` (or, on a machine with only Node and npm, `npx -y deno@2.9.6 task install`):
  * puts a `framework` command on the PATH that runs this checkout's `cli.ts` with its `deno.json`.
- * The command is a small shell script: it runs `deno` when one is on the PATH, else the same Deno
- * version this installer ran on, through `npx` (so it works where `deno` was never installed).
+ * The command is a small shell script that `exec`s the Deno binary this installer ran on (the one
+ * `npx` unpacked, on a machine with only Node and npm), so the command's process IS the framework:
+ * `kill $!` or Ctrl-C reach it directly (`npx` forwards no SIGTERM to the process it starts). When
+ * that binary is gone (an `npx` cache cleaned), the script asks `npx` for the same Deno version's
+ * binary and `exec`s that one: `npx` only answers the path, it never stays between the user and the
+ * framework.
  *
  * It is written to `$FRAMEWORK_BIN_DIR`, else `~/.local/bin`. Running it again updates the command; a
  * `framework` there that this installer did not write is never replaced.
@@ -35,22 +39,37 @@ function quote(s: string): string {
 }
 
 /**
- * The shell script of the `framework` command.
+ * The shell script of the `framework` command: it `exec`s `deno` (so signals reach the framework
+ * itself), the installer's binary when it is still there, else the binary `npx` holds for the same
+ * version.
  *
  * @param checkout The checkout (absolute).
- * @param denoVersion The Deno version for `npx -y deno@…` when no `deno` is on the PATH.
+ * @param deno The Deno binary to run (absolute; `Deno.execPath()` of the installer).
+ * @param denoVersion The Deno version to ask `npx -y deno@…` for when that binary is gone.
  * @param flags The `deno run` flags ({@link frameworkTaskFlags}).
  * @returns The script.
  */
-export function shimScript(checkout: string, denoVersion: string, flags: string): string {
+export function shimScript(
+  checkout: string,
+  deno: string,
+  denoVersion: string,
+  flags: string,
+): string {
   return `#!/bin/sh
 ${MARK}
 # Runs the framework of ${checkout}. Update it with \`deno task install\` there.
 CHECKOUT=${quote(checkout)}
-if command -v deno >/dev/null 2>&1; then
-  exec deno run ${flags} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+INSTALLED=${quote(deno)}
+DENO="$INSTALLED"
+if [ ! -x "$DENO" ]; then
+  # The installer's Deno is gone: ask npx where the same version is (npx only answers the path).
+  DENO="$(npx -y deno@${denoVersion} eval --no-config --quiet 'console.log(Deno.execPath())')"
+  if [ ! -x "$DENO" ]; then
+    echo "framework: no Deno ${denoVersion} to run ($INSTALLED is gone and npx gave none); run 'npx -y deno@${denoVersion} task install' in $CHECKOUT again" >&2
+    exit 127
+  fi
 fi
-exec npx -y deno@${denoVersion} run ${flags} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
+exec "$DENO" run ${flags} --config "$CHECKOUT/deno.json" "$CHECKOUT/cli.ts" "$@"
 `;
 }
 
@@ -77,10 +96,12 @@ async function main(): Promise<number> {
   await Deno.mkdir(binDir, { recursive: true });
   const temp = `${target}.tmp-${crypto.randomUUID()}`;
   const flags = frameworkTaskFlags(await Deno.readTextFile(join(checkout, "deno.json")));
-  await Deno.writeTextFile(temp, shimScript(checkout, Deno.version.deno, flags), { mode: 0o755 });
+  await Deno.writeTextFile(temp, shimScript(checkout, Deno.execPath(), Deno.version.deno, flags), {
+    mode: 0o755,
+  });
   await Deno.chmod(temp, 0o755);
   await Deno.rename(temp, target);
-  console.log(`Installed ${target} (runs ${join(checkout, "cli.ts")}).`);
+  console.log(`Installed ${target} (runs ${join(checkout, "cli.ts")} with ${Deno.execPath()}).`);
   const onPath = (Deno.env.get("PATH") ?? "").split(":").some((p) => p === binDir);
   if (!onPath) {
     console.log(`${binDir} is not on your PATH; add it, e.g.:`);

@@ -10,6 +10,7 @@
 
 import { join } from "node:path";
 import { badInput } from "../errors.ts";
+import { FRAMEWORK_RUN_FLAGS } from "../launch_flags.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { sha256Hex } from "../hash.ts";
 import { sensitiveName, traceDir } from "../paths.ts";
@@ -130,6 +131,9 @@ export async function verifyPackage(file: string): Promise<PackageLock> {
 }
 
 function dockerfile(id: string): string {
+  // The control plane with the flags every entry point uses (never -A).
+  const serve = ["deno", "run", ...FRAMEWORK_RUN_FLAGS, "/opt/framework/cli.ts", "control-plane"];
+  serve.push("/srv/harness", "--host", "0.0.0.0", "--port", "8420", "--approve");
   return `# The control plane of ${id}. Build with the framework's checkout as a named context:
 #   docker build --build-context framework=/path/to/framework -t ${id} .
 FROM denoland/deno:2.9.6
@@ -140,7 +144,7 @@ RUN deno cache /opt/framework/cli.ts
 ENV FRAMEWORK_HOME=/srv/home
 EXPOSE 8420
 # Keys are authorized at run time into a mounted volume (see DEPLOY.md); no secret is in this image.
-CMD ["deno", "run", "-A", "/opt/framework/cli.ts", "control-plane", "/srv/harness", "--host", "0.0.0.0", "--port", "8420", "--approve"]
+CMD [${serve.map((arg) => JSON.stringify(arg)).join(", ")}]
 `;
 }
 

@@ -1,18 +1,27 @@
 /**
  * Every shell example of README.md and docs/*.md marked `<!-- runnable -->` runs as written: the
  * marked blocks of one file run in order, in one bash session, in an empty folder that is also the
- * HOME (so `~/.framework` is fresh), with `framework` on the PATH running this checkout. Servers a
- * block starts in the background are stopped when the session ends.
+ * HOME (so `~/.framework` is fresh), with `framework` on the PATH running this checkout (the
+ * command `deno task install` writes). Servers a block starts in the background are stopped when
+ * the session ends.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { frameworkTaskFlags, shimScript } from "../../scripts/install.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MARK = "<!-- runnable -->";
+/** What `deno task install` writes for this checkout and this Deno. */
+const installedCommand = shimScript(
+  ROOT.replace(/\/$/, ""),
+  Deno.execPath(),
+  Deno.version.deno,
+  frameworkTaskFlags(await Deno.readTextFile(join(ROOT, "deno.json"))),
+);
 
 /** One runnable block. */
 interface Block {
@@ -108,11 +117,8 @@ Deno.test("every runnable example of README.md and docs/ runs as written", async
       await using dir = await tempDir("fw-doc-");
       const bin = join(dir.path, ".bin");
       await Deno.mkdir(bin);
-      await Deno.writeTextFile(
-        join(bin, "framework"),
-        `#!/bin/sh\nexec ${Deno.execPath()} run -A --quiet --config ${ROOT}deno.json ${ROOT}cli.ts "$@"\n`,
-        { mode: 0o755 },
-      );
+      // The installed command itself (scripts/install.ts), so `kill $!` meets what users get.
+      await Deno.writeTextFile(join(bin, "framework"), installedCommand, { mode: 0o755 });
       const r = await runSession(blocks, dir.path, bin);
       const at = [...r.stderr.matchAll(/^@@ (\S+)$/gm)].at(-1)?.[1] ?? file;
       assert.equal(

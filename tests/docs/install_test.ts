@@ -1,7 +1,7 @@
 /**
  * The README's install command on the README's machine: a clean HOME and a PATH with Node and npm
  * but no `deno`. `npx -y deno@2.9.6 task install` writes the `framework` command, which then runs
- * (through npx) with that same PATH.
+ * with that same PATH (it execs the Deno binary npx unpacked; tests/docs/install_signals_test.ts).
  *
  * @module
  */

@@ -1,12 +1,14 @@
 /**
  * A real browser for UI tests: Debian's Chromium driven by playwright-core (never a downloaded
- * browser). `.ci/run` installs Chromium when it is missing; `CHROMIUM_PATH` points elsewhere.
+ * browser). The test command (`deno task test`) installs Chromium when it is missing
+ * (scripts/test_prepare.ts); `CHROMIUM_PATH` points elsewhere.
  *
  * @module
  */
 
 import { type Browser, chromium, type Page } from "playwright-core";
 import { join } from "node:path";
+import { findChromium } from "../../scripts/test_prepare.ts";
 
 /** The flags every launch uses (headless, no sandbox in containers, nothing phoning home). */
 export const CHROMIUM_FLAGS = [
@@ -22,26 +24,17 @@ export const CHROMIUM_FLAGS = [
 export const ARTIFACTS = new URL("../.artifacts/", import.meta.url).pathname;
 
 /**
- * The Chromium executable: `CHROMIUM_PATH`, else Debian's.
+ * The Chromium executable: `CHROMIUM_PATH`, else Debian's on the PATH (the one the test command's
+ * preparation finds or installs).
  *
  * @returns Its path.
- * @throws When there is none, saying how to install it.
+ * @throws When there is none, saying how to get one.
  */
 export function chromiumPath(): string {
-  const candidates = [
-    Deno.env.get("CHROMIUM_PATH"),
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-  ].filter((p): p is string => !!p);
-  for (const p of candidates) {
-    try {
-      if (Deno.statSync(p).isFile) return p;
-    } catch {
-      // next
-    }
-  }
+  const found = findChromium(Deno.env);
+  if (found) return found;
   throw new Error(
-    "No Chromium found: install it with `apt-get install -y chromium` (or set CHROMIUM_PATH)",
+    "No Chromium found: run the tests with `deno task test`, which installs Debian's chromium (or set CHROMIUM_PATH)",
   );
 }
 

@@ -18,6 +18,8 @@ export interface RunningControlPlane extends AsyncDisposable {
   stderr: () => string[];
   /** Sends SIGTERM and waits for the exit code. */
   stop(): Promise<number>;
+  /** The exit code, once the process ends (whoever stopped it). */
+  exited: Promise<number>;
 }
 
 /** Options of {@link startControlPlane}. */
@@ -26,6 +28,8 @@ export interface StartOptions {
   /** Extra arguments (e.g. `--max-concurrent-runs 2`). */
   args?: string[];
   env?: Record<string, string>;
+  /** An installed `framework` command to start it with, instead of `deno run -A cli.ts`. */
+  command?: string;
 }
 
 /**
@@ -39,12 +43,12 @@ export async function startControlPlane(
   dir: string,
   options: StartOptions,
 ): Promise<RunningControlPlane> {
-  const child = new Deno.Command(Deno.execPath(), {
+  const [command, launch] = options.command
+    ? [options.command, []]
+    : [Deno.execPath(), ["run", "-A", "--quiet", CLI_PATH]];
+  const child = new Deno.Command(command, {
     args: [
-      "run",
-      "-A",
-      "--quiet",
-      CLI_PATH,
+      ...launch,
       "control-plane",
       dir,
       "--port",
@@ -107,6 +111,7 @@ export async function startControlPlane(
     pid: child.pid,
     stderr: () => lines,
     stop,
+    exited: child.status.then((s) => s.code),
     [Symbol.asyncDispose]: async () => void (await stop()),
   };
 }
