@@ -8,6 +8,9 @@
  * harness inside its state folder: nothing of the harness changes, and the copy's runs are kept
  * apart from the harness's own.
  *
+ * Eval code is harness code (`eval_code.ts`): nothing runs before the folder's trust is checked,
+ * and a code check gets only the permissions `harness.yaml` grants.
+ *
  * @module
  */
 
@@ -21,9 +24,10 @@ import { DEFAULT_LIMITS } from "../runner/run_loop.ts";
 import { buildValidators } from "../runner/validators.ts";
 import type { HarnessTarget, RunService } from "../runs/service.ts";
 import type { EvalCase } from "../spec/eval_set.ts";
-import { type LoadedSpec, loadSpec } from "../spec/load.ts";
+import { type LoadedSpec, loadSpec, parseSpecText } from "../spec/load.ts";
 import { createSandboxPool } from "../tools/sandbox.ts";
 import { loadEvalSet } from "../spec/eval_sets.ts";
+import { evalChecks, requireEvalTrust } from "./eval_code.ts";
 
 /** How to run an evaluation. */
 export interface EvalOptions {
@@ -62,6 +66,12 @@ export async function runEval(
 ): Promise<EvalResult> {
   const loaded = await loadSpec(typeof target === "string" ? target : target.dir);
   const { name, set } = await loadEvalSet(loaded.dir, options.set);
+  await requireEvalTrust(
+    loaded.dir,
+    loaded.spec,
+    { name, cases: set.cases },
+    typeof target === "string" ? undefined : target,
+  );
   const result = await evaluate(runs, target, loaded, name, set.cases, options, {});
   insertEval(db, { id: loaded.spec.id, dir: loaded.dir }, result);
   return result;
@@ -87,6 +97,9 @@ export async function runEvalOnText(
 ): Promise<EvalResult> {
   const original = await loadSpec(dir);
   const { name, set } = await loadEvalSet(original.dir, options.set);
+  // The copy lies inside the harness folder: the harness's trust covers it, and is asked first.
+  const measuredSpec = parseSpecText(yaml).spec ?? original.spec;
+  await requireEvalTrust(original.dir, measuredSpec, { name, cases: set.cases });
   const copies = join(harnessStateDir(original.dir), "eval-copies");
   await Deno.mkdir(copies, { recursive: true });
   const copy = await Deno.makeTempDir({ dir: copies, prefix: "v-" });
@@ -230,7 +243,7 @@ async function runCase(
       }`,
   }];
   const validators = buildValidators(
-    { ...loaded.spec, verify: { validators: c.expect ?? [] } },
+    { ...loaded.spec, verify: { validators: evalChecks(loaded.spec, c) } },
     sandboxes,
     toolTimeoutS,
   );

@@ -53,7 +53,9 @@ function toRow(r: Record<string, unknown>): HarnessRow {
 
 /**
  * Records a harness (or updates its folder and name). Fork fields are only written when given, so a
- * plain registration never unmarks a fork.
+ * plain registration never unmarks a fork, and only while the row is not a fork yet: once recorded,
+ * a fork's parent never changes (a `harness.yaml` edited to name another parent is registered
+ * under the parent it had, which is what a resume checks).
  *
  * @param db The hive.
  * @param h The harness.
@@ -68,13 +70,12 @@ export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
      ON CONFLICT(id) DO UPDATE SET root_path = excluded.root_path, name = excluded.name,
        updated_at = excluded.updated_at
        ${
-      h.is_fork === undefined ? "" : ", is_fork = excluded.is_fork, parent_id = excluded.parent_id"
+      h.is_fork === undefined ? "" : `, is_fork = max(harnesses.is_fork, excluded.is_fork),
+       parent_id = CASE WHEN harnesses.is_fork = 1 THEN harnesses.parent_id ELSE excluded.parent_id END`
     }
      -- Every run claims its folder: a claim that changes nothing writes nothing.
      WHERE root_path IS NOT excluded.root_path OR name IS NOT excluded.name${
-      h.is_fork === undefined
-        ? ""
-        : " OR is_fork IS NOT excluded.is_fork OR parent_id IS NOT excluded.parent_id"
+      h.is_fork === undefined ? "" : " OR (harnesses.is_fork = 0 AND excluded.is_fork = 1)"
     }`,
   ).run(h.id, h.root_path, h.name, h.is_fork ? 1 : 0, h.parent_id ?? null, now, now);
   return getHarness(db, h.id)!;

@@ -23,6 +23,7 @@ import {
 } from "ai";
 import { lookupCredential } from "../fs/dotenv.ts";
 import type { ModelSpec } from "../spec/schema.ts";
+import { modelEndpoint } from "./endpoint.ts";
 import {
   estimateTokens,
   type Message,
@@ -36,18 +37,11 @@ import {
 // Provider warnings go into the journal (see `warnings` below), not onto the console.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-/** The environment variable that holds each provider's key by default. */
-export const DEFAULT_KEY_ENV: Readonly<Record<string, string | undefined>> = {
-  openai: "OPENAI_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  "openai-compatible": undefined,
-};
-
 /** Default per-call time limit of a provider request. */
 const DEFAULT_CALL_TIMEOUT_S = 120;
 
 function apiKey(model: ModelSpec, harnessDir: string): string | undefined {
-  const name = model.api_key_env ?? DEFAULT_KEY_ENV[model.provider];
+  const name = modelEndpoint(model).key_env;
   if (!name) return undefined;
   const key = lookupCredential(name, harnessDir);
   if (!key && model.provider !== "openai-compatible") {
@@ -62,7 +56,7 @@ function apiKey(model: ModelSpec, harnessDir: string): string | undefined {
 function languageModel(model: ModelSpec, harnessDir: string): LanguageModel {
   const key = apiKey(model, harnessDir);
   const name = model.name!;
-  const baseURL = model.base_url?.replace(/\/+$/, "");
+  const baseURL = modelEndpoint(model).base_url ?? undefined;
   switch (model.provider) {
     case "openai":
       return createOpenAI({ ...(key ? { apiKey: key } : {}), ...(baseURL ? { baseURL } : {}) })

@@ -9,7 +9,7 @@
 
 import { claimHarness } from "../spec/claim.ts";
 import { linkSignals } from "../linked_signal.ts";
-import { badInput, FrameworkError } from "../errors.ts";
+import { badInput } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { openHive } from "../hive/open.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
@@ -20,11 +20,10 @@ import { createJournal, type JournalWriter } from "../journal/writer.ts";
 import { createProvider, type ProviderContext } from "../models/registry.ts";
 import type { Message, ModelProvider } from "../models/types.ts";
 import type { Tool } from "../tools/tool.ts";
-import { codeRefsOf } from "../spec/code_refs.ts";
+import { codeToRun } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
-import { type TrustedFolder, vouchesFor } from "../trust/gate.ts";
-import { trustedEntryFor } from "../trust/store.ts";
+import { requireTrustFor, type TrustedFolder } from "../trust/gate.ts";
 import { createEventStream, type EventStream } from "./event_stream.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { createRunControls, type RunControls } from "./controls.ts";
@@ -177,18 +176,12 @@ export async function prepareRun(
   const spec = loaded.spec;
   const traceDir = await checkTraceDir(loaded.dir, spec.logging?.trace_dir);
   const { text, input_file } = await resolveInput(loaded, input, traceDir);
-  // Code refs and MCP servers started as processes are code this machine would run.
-  const code = codeRefsOf(spec)[0]?.ref ??
-    spec.mcp_servers?.find((s) => s.command)?.command;
-  const trusted = vouchesFor(options.trusted, loaded.dir) || !!(await trustedEntryFor(loaded.dir));
-  if (code !== undefined && !trusted) {
-    throw new FrameworkError(
-      "untrusted",
-      `The harness ${JSON.stringify(spec.id)} runs code (${code}) but its folder is not trusted: ` +
-        `trust it with \`framework trust ${loaded.dir}\` or pass --approve`,
-      { dir: loaded.dir },
-    );
-  }
+  const trusted = await requireTrustFor(
+    loaded.dir,
+    codeToRun(spec),
+    `The harness ${JSON.stringify(spec.id)}`,
+    options.trusted,
+  );
   return { run_id, loaded, traceDir, inputText: text, input_file, options, trusted };
 }
 

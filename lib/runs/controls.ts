@@ -20,6 +20,7 @@ import type {
   RunControls,
   SteeringMessage,
 } from "../runner/controls.ts";
+import { allowedRuntimeModel } from "../models/endpoint.ts";
 import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
 import type { RunHandle } from "../runner/start_run.ts";
 import type { RunRow } from "../hive/runs.ts";
@@ -133,8 +134,10 @@ export function stopRun(
 
 /**
  * Reads a model change as it arrives over HTTP or from a model: `"provider:name"` or a model block.
- * Credentials go only where the harness already sends them: a `base_url` or `api_key_env` that the
- * harness's own `harness.yaml` does not name is refused, so no request chooses where a key is sent.
+ * Credentials go only where the harness already sends them: the provider, `base_url` and key
+ * variable must be a combination `harness.yaml` uses together ({@link allowedRuntimeModel}), so no
+ * request chooses where a key is sent. The live model control and a fork's model override both
+ * read their model here.
  *
  * @example
  * ```ts
@@ -177,32 +180,7 @@ export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
       });
     }
   }
-  const named = [spec.model, spec.evolution?.model, ...(spec.playbooks ?? []).map((p) => p.model)]
-    .filter((m): m is ModelSpec => !!m);
-  if (model.base_url !== undefined && !named.some((m) => m.base_url === model.base_url)) {
-    throw badInput(
-      `The model's base_url ${
-        JSON.stringify(model.base_url)
-      } is not one this harness names; a live change may only use an endpoint harness.yaml already sends its key to (edit harness.yaml to add one)`,
-      { field: "model.base_url" },
-    );
-  }
-  if (
-    model.api_key_env !== undefined && !named.some((m) => m.api_key_env === model.api_key_env)
-  ) {
-    throw badInput(
-      `The model's api_key_env ${
-        JSON.stringify(model.api_key_env)
-      } is not one this harness names; a live change may only use a key harness.yaml already uses`,
-      { field: "model.api_key_env" },
-    );
-  }
-  // An openai-compatible endpoint comes with the key the harness pairs with it.
-  if (model.base_url !== undefined && model.api_key_env === undefined) {
-    const paired = named.find((m) => m.base_url === model.base_url)?.api_key_env;
-    if (paired) model.api_key_env = paired;
-  }
-  return model;
+  return allowedRuntimeModel(model, spec);
 }
 
 /**

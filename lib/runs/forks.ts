@@ -10,11 +10,17 @@
 
 import { basename, dirname, join, sep } from "node:path";
 import { writeForkSpec } from "../construct/fork_spec.ts";
-import { badInput, FrameworkError } from "../errors.ts";
+import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { copyTree } from "../fs/copy_tree.ts";
 import { getHarness, type HarnessRow } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
-import { childRuns, firstRunStartedAt, getRunAnyHarness } from "../hive/runs.ts";
+import {
+  childRuns,
+  firstRunStartedAt,
+  getRun,
+  getRunAnyHarness,
+  type RunRow,
+} from "../hive/runs.ts";
 import { findRun, readJournalBytes } from "../journal/trace.ts";
 import { sensitiveName, specPath, traceDir } from "../paths.ts";
 import { replayFrom } from "../runner/replay.ts";
@@ -183,8 +189,9 @@ function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["s
  * @param fork The fork's folder, or the trust gate's proof for it.
  * @param options Run options (a pre-allocated id, a signal).
  * @returns The submitted run.
- * @throws `bad_input` for a folder that is not a fork; `not_found` when the parent run is unknown
- *   here; `conflict` for a changed prefix.
+ * @throws `bad_input` for a folder that is not a fork, or one the catalog does not record as a fork of
+ *   the parent its block names; `not_found` when the run is not one of that parent's runs here;
+ *   `conflict` for a changed prefix.
  */
 export async function resumeFork(
   db: Hive,
@@ -199,7 +206,7 @@ export async function resumeFork(
       `${loaded.dir} is not a fork: its harness.yaml has no fork block; fork a run first (framework fork <run_id> --at SEQ --name NAME)`,
     );
   }
-  const parentRun = findRun(db, null, fork.run_id);
+  const parentRun = forkParentRun(db, loaded.spec.id, loaded.dir, fork);
   const replay = replayFrom(await readJournalBytes(parentRun), fork);
   return await runs.submit(typeof target === "string" ? loaded.dir : target, {
     input: replay.input,
@@ -209,6 +216,57 @@ export async function resumeFork(
     replay,
     parentRunId: fork.run_id,
   });
+}
+
+/**
+ * The parent run a fork may resume from, checked in the hive rather than taken from its
+ * `harness.yaml`: the catalog must record this folder as a fork of the parent its `fork` block
+ * names, and the run must be a run of that parent (its id and folder). A forged block that names
+ * another harness's run, or another parent, replays nothing.
+ *
+ * @param db The hive.
+ * @param id The fork's id.
+ * @param dir The fork's folder.
+ * @param fork Its `fork` block.
+ * @returns The parent run's row.
+ * @throws `bad_input` when the catalog does not record this folder as a fork of that parent;
+ *   `not_found` when the run is not one of the parent's.
+ */
+function forkParentRun(
+  db: Hive,
+  id: string,
+  dir: string,
+  fork: { parent: string; run_id: string },
+): RunRow {
+  const again = "restore the fork block as `framework fork` wrote it, or fork the run again " +
+    "(framework fork <run_id> --at SEQ --name NAME)";
+  const row = getHarness(db, id);
+  if (!row || !row.is_fork || row.root_path !== dir || row.parent_id !== fork.parent) {
+    const recorded = !row || row.root_path !== dir
+      ? `the catalog has no fork ${JSON.stringify(id)} in ${dir}`
+      : row.is_fork
+      ? `the catalog records ${JSON.stringify(id)} as a fork of ${JSON.stringify(row.parent_id)}`
+      : `the catalog does not record ${JSON.stringify(id)} as a fork`;
+    throw badInput(
+      `The fork block of ${JSON.stringify(id)} names the parent ${
+        JSON.stringify(fork.parent)
+      }, but ${recorded}: a fork resumes only from its own parent's runs; ${again}`,
+      { field: "fork.parent" },
+    );
+  }
+  const parent = getHarness(db, fork.parent);
+  const run = parent && getRun(db, { id: parent.id, dir: parent.root_path }, fork.run_id);
+  if (!run) {
+    throw notFound(
+      `Run ${JSON.stringify(fork.run_id)} is not a run of ${
+        JSON.stringify(fork.parent)
+      }, the parent of ${
+        JSON.stringify(id)
+      }: a fork resumes only from its own parent's runs; ${again}`,
+      { field: "fork.run_id", run_id: fork.run_id },
+    );
+  }
+  return run;
 }
 
 /** A run's lineage (CONTRACT.md). */

@@ -53,3 +53,14 @@ export function codeRefsOf(spec: HarnessSpec): CodeRefUse[] {
   });
   return out;
 }
+
+/**
+ * The first code this machine would run for a harness — a code ref, or an MCP server started as a
+ * process — so the trust gate of a run and of an evaluation asks the same question.
+ *
+ * @param spec The spec.
+ * @returns The code ref or command, or undefined when the harness runs no code.
+ */
+export function codeToRun(spec: HarnessSpec): string | undefined {
+  return codeRefsOf(spec)[0]?.ref ?? spec.mcp_servers?.find((s) => s.command)?.command;
+}

@@ -13,6 +13,13 @@ import { RUN_STATUSES } from "../run_types.ts";
 import { positionOf, type SpecIssue, toSpecIssues } from "./issues.ts";
 import { entrySchema } from "./schema.ts";
 
+/**
+ * Why an eval check cannot carry `permissions`: eval code is harness code, and its grants come from
+ * `harness.yaml` alone.
+ */
+export const EVAL_GRANTS_REFUSED =
+  "An eval set cannot grant permissions: a code check runs in the harness's sandbox with what harness.yaml's verify.validators grants the same code ref, and nothing more. Remove `permissions` here (and grant it in harness.yaml if the check needs it)";
+
 const caseSchema = z.strictObject({
   id: z.string().regex(
     /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
@@ -22,8 +29,10 @@ const caseSchema = z.strictObject({
   input: z.string().optional().describe("The run's input, literal text"),
   input_file: z.string().optional().describe("A file inside the harness folder as the input"),
   status: z.enum(RUN_STATUSES).optional().describe("The status the run should end with"),
-  expect: z.array(entrySchema("validator")).optional()
-    .describe("Checks of the output: validator builtins or code validators"),
+  expect: z.array(entrySchema("validator", { grantsRefused: EVAL_GRANTS_REFUSED })).optional()
+    .describe(
+      "Checks of the output: validator builtins or code validators (run with the permissions harness.yaml's verify.validators gives the same code ref, never with their own)",
+    ),
 });
 
 /** The schema of an eval set file. */

@@ -214,6 +214,8 @@ function fromZodIssue(
       if (actual === undefined) {
         return [{ path, message: `Missing required field ${JSON.stringify(last)}` }];
       }
+      // A field that may never be written here says why in its own message.
+      if (issue.expected === "never") return [{ path, message: issue.message }];
       const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
       return [{ path, message: `Expected ${expected}, got ${describeValue(actual)}` }];
     }

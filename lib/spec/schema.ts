@@ -79,8 +79,15 @@ const codeCommon = {
 
 const HOOK_EVENTS = ["run_start", "before_model_call", "after_tool_call", "run_end"] as const;
 
-/** Builds the schema of one list entry: a builtin of `kind` or a code ref (also eval checks). */
-export function entrySchema(kind: EntryKind) {
+/**
+ * Builds the schema of one list entry: a builtin of `kind` or a code ref (also eval checks).
+ *
+ * @param kind The kind of entry.
+ * @param options `grantsRefused`: the message that refuses `permissions` (entries of files that
+ *   may not grant anything, such as eval sets).
+ * @returns The schema.
+ */
+export function entrySchema(kind: EntryKind, options: { grantsRefused?: string } = {}) {
   const variants = Object.entries(BUILTINS[kind]).map(([name, info]) =>
     z.strictObject({
       builtin: z.literal(name),
@@ -102,6 +109,9 @@ export function entrySchema(kind: EntryKind) {
   const code = z.strictObject({
     builtin: z.undefined().optional(),
     ...codeCommon,
+    ...(options.grantsRefused
+      ? { permissions: z.never({ error: options.grantsRefused }).optional() }
+      : {}),
     ...extra,
   });
   return z.discriminatedUnion("builtin", [...variants, code] as unknown as [

@@ -44,6 +44,39 @@ export function vouchesFor(token: TrustedFolder | undefined, dir: string): boole
 }
 
 /**
+ * Refuses to run code in a folder that is not trusted, without asking anyone: a run, an evaluation
+ * and anything else that executes harness code on behalf of a caller ask this one question.
+ *
+ * @example
+ * ```ts
+ * await requireTrustFor(dir, "checks/tone.ts#polite", 'The eval set "smoke"');
+ * ```
+ * @param dir The folder (absolute, symlinks resolved).
+ * @param code The first code that would run (a code ref or a command), or undefined for none.
+ * @param what What runs it, for the message (e.g. `The harness "bot"`).
+ * @param token The trust gate's proof, when the caller holds one.
+ * @returns Whether the folder is trusted (also when no code runs).
+ * @throws `untrusted` when code would run in a folder that is not trusted.
+ */
+export async function requireTrustFor(
+  dir: string,
+  code: string | undefined,
+  what: string,
+  token?: TrustedFolder,
+): Promise<boolean> {
+  const trusted = vouchesFor(token, dir) || !!(await trustedEntryFor(dir));
+  if (code !== undefined && !trusted) {
+    throw new FrameworkError(
+      "untrusted",
+      `${what} runs code (${code}) but its folder is not trusted: ` +
+        `trust it with \`framework trust ${dir}\` (or the workbench's Trust action) or pass --approve`,
+      { dir },
+    );
+  }
+  return trusted;
+}
+
+/**
  * The gate without a person to ask: a token when the trust store already trusts the folder, else
  * null.
  *
