@@ -8,12 +8,11 @@
 
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { specPath } from "../paths.ts";
-import { invalidSpecError, parseSpecText, specIsValid } from "../spec/load.ts";
+import { invalidSpecError, type ParsedSpecText, parseSpecText, specIsValid } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
 import { specVersion } from "../spec/version.ts";
 import { setInText } from "../spec/yaml_edit.ts";
 import { appendConstructionLog } from "./construction_log.ts";
-import { recordVersion } from "./mutate.ts";
 
 /** The provenance a fork records (CONTRACT.md "Forks"). */
 export interface ForkBlock {
@@ -30,11 +29,12 @@ export interface ForkBlock {
  * ```ts
  * await writeForkSpec("/h/../refunds-fr", parentText, { id: "refunds-fr", fork }, "workbench");
  * ```
- * @param dir The fork's folder (already holding the copied files, not yet a harness.yaml).
+ * @param dir The fork's folder (already holding the copied files, not yet a harness.yaml), or the
+ *   folder it is built in before it is put in place.
  * @param parentText The parent's `harness.yaml`.
  * @param fields The fork's id, its model when it differs, and its `fork` block.
  * @param actor Who forks (construction-log actor).
- * @returns The fork's spec version.
+ * @returns The fork's spec version and its parsed text (to record).
  * @throws `invalid_spec` when the result would not be a valid harness.
  */
 export async function writeForkSpec(
@@ -42,7 +42,7 @@ export async function writeForkSpec(
   parentText: string,
   fields: { id: string; model?: ModelSpec; fork: ForkBlock },
   actor: string,
-): Promise<{ spec_version: string }> {
+): Promise<{ spec_version: string; parsed: ParsedSpecText }> {
   const parent = parseSpecText(parentText);
   const edits: { path: string; old: unknown; new: unknown }[] = [];
   let text = parentText;
@@ -63,7 +63,5 @@ export async function writeForkSpec(
   }
   await writeFileAtomic(specPath(dir), text);
   for (const e of edits) await appendConstructionLog(dir, { actor, op: "fork", ...e });
-  const version = specVersion(parsed.value);
-  recordVersion(dir, parsed, version, actor);
-  return { spec_version: version };
+  return { spec_version: specVersion(parsed.value), parsed };
 }

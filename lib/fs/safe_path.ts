@@ -4,6 +4,8 @@
  * must not touch `.framework/` (trust store, keys, logs, traces), any `.env*` file, or the configured
  * trace folder wherever it lives. Matching is case-insensitive. A regular file with more than one
  * name (a hard link) is refused too, since one of its other names may be a sensitive file.
+ * {@link openChecked} applies the link rule again to the file it opens (device and inode), for every
+ * reader and copier of harness files: the served page, package and fork copies.
  *
  * @module
  */
@@ -90,7 +92,14 @@ export async function realPathOfPrefix(path: string, depth = 0): Promise<string>
   }
 }
 
-function sensitiveSegment(rel: string): string | undefined {
+/**
+ * Why a path relative to the harness folder is sensitive by name: a segment is `.framework` or a
+ * `.env*` name.
+ *
+ * @param rel The relative path.
+ * @returns The reason, or undefined.
+ */
+export function sensitiveSegment(rel: string): string | undefined {
   for (const segment of rel.split(/[\\/]/)) {
     const reason = sensitiveName(segment);
     if (reason) return reason;
@@ -116,8 +125,7 @@ export async function resolveSafePath(
   path: string,
   options: SafePathOptions = {},
 ): Promise<SafePath> {
-  const refuse = (why: string) =>
-    badInput(`Refused path ${JSON.stringify(path)}: ${why}`, { path, reason: why });
+  const refuse = (why: string) => refusedPath(path, why);
   if (typeof path !== "string" || path.trim() === "") throw refuse("it is empty");
   if (path.includes("\0")) throw refuse("it contains a NUL character");
   if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
@@ -156,16 +164,125 @@ export async function resolveSafePath(
   } catch {
     info = undefined;
   }
-  if (info?.isFile && (info.nlink ?? 1) > 1) {
-    // Another name of the same file may be `.env` or lie in `.framework/`: a hard link carries no
-    // trace of where its other names are, so every multiply-linked file is refused.
-    throw refuse(
-      `it is a hard link (the file has ${info.nlink} names, and another may be a sensitive file); copy the file instead of linking it`,
-    );
-  }
+  const linked = info && hardLinkReason(info);
+  if (linked) throw refuse(linked);
   const relPosix = rel.split(sep).join("/") || ".";
   if (options.protectSpec && relPosix.toLowerCase() === "harness.yaml") {
     throw refuse("harness.yaml is changed through the construction API, not written directly");
   }
   return { absolute: real, relative: relPosix };
+}
+
+/** The one refusal of a path, as every check words it. */
+function refusedPath(path: string, why: string) {
+  return badInput(`Refused path ${JSON.stringify(path)}: ${why}`, { path, reason: why });
+}
+
+/**
+ * The hard-link rule: another name of a multiply-linked regular file may be `.env`, lie in
+ * `.framework/` or outside the harness folder, and a hard link carries no trace of where its other
+ * names are, so every regular file with more than one name is refused.
+ *
+ * @param info The file's metadata.
+ * @returns Why it is refused, or undefined for a file with one name (and for anything else).
+ */
+export function hardLinkReason(info: Deno.FileInfo): string | undefined {
+  if (!info.isFile || (info.nlink ?? 1) <= 1) return undefined;
+  return `it is a hard link (the file has ${info.nlink} names, and another may be a sensitive file or lie outside the harness folder); replace it with a copy of the file (cp), not a link`;
+}
+
+/**
+ * Opens a checked harness file for reading, and refuses it unless the file opened is the file that
+ * was checked: a regular file (not a symlink) under `absolute`, with one name, whose device and inode
+ * are those of the open handle. A name swapped for a link between the check and the open is refused.
+ * Every reader and copier of harness files opens through here: the served page, packages, forks.
+ *
+ * @example
+ * ```ts
+ * const { file } = await openChecked("/h/notes.txt", "notes.txt");
+ * ```
+ * @param absolute The file (symlinks already resolved by the caller's check).
+ * @param shown The path as the error names it (relative to the harness folder).
+ * @param options `linked`: a file whose other names are known to be harmless may have several (a
+ *   `.env` copied as `.env` stays protected by its name).
+ * @returns The open file (the caller closes it) and its metadata.
+ * @throws `bad_input` for a link, a hard link or a file that changed; `Deno.errors.NotFound` when
+ *   there is no file.
+ */
+export async function openChecked(
+  absolute: string,
+  shown: string,
+  options: { linked?: boolean } = {},
+): Promise<{ file: Deno.FsFile; info: Deno.FileInfo }> {
+  const check = (info: Deno.FileInfo) => {
+    if (info.isSymlink) return "it is a symbolic link";
+    if (!info.isFile) return "it is not a regular file";
+    return options.linked ? undefined : hardLinkReason(info);
+  };
+  // A missing file is NotFound as it is (a caller may have a default); nothing else is.
+  const named = await Deno.lstat(absolute);
+  const before = check(named);
+  if (before) throw refusedPath(shown, before);
+  const file = await Deno.open(absolute, { read: true });
+  try {
+    const info = await file.stat();
+    const why = check(info) ??
+      (info.dev !== named.dev || info.ino !== named.ino
+        ? "it was replaced while it was being read; try again"
+        : undefined);
+    if (why) throw refusedPath(shown, why);
+    return { file, info };
+  } catch (err) {
+    file.close();
+    throw err;
+  }
+}
+
+/**
+ * Reads a file of the harness through the one check: {@link resolveSafePath} for its name, then
+ * {@link openChecked} for the file opened.
+ *
+ * @param harnessDir The harness folder (absolute, symlinks resolved).
+ * @param path The path, relative to the harness folder.
+ * @param options As for {@link resolveSafePath}.
+ * @returns The bytes and the checked path.
+ * @throws `bad_input` for a refused path (a missing file is `Deno.errors.NotFound`).
+ */
+export async function readSafeFile(
+  harnessDir: string,
+  path: string,
+  options: SafePathOptions = {},
+): Promise<{ bytes: Uint8Array; path: SafePath }> {
+  const safe = await resolveSafePath(harnessDir, path, options);
+  const { file } = await openChecked(safe.absolute, path);
+  return { bytes: await readAllAndClose(file), path: safe };
+}
+
+/**
+ * Reads an open file to its end and closes it.
+ *
+ * @param file The file.
+ * @returns Its bytes.
+ */
+export async function readAllAndClose(file: Deno.FsFile): Promise<Uint8Array> {
+  try {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    while (true) {
+      const chunk = new Uint8Array(64 * 1024);
+      const n = await file.read(chunk);
+      if (n === null) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    return bytes;
+  } finally {
+    file.close();
+  }
 }

@@ -324,6 +324,26 @@ export function firstRunStartedAt(db: Hive, harness: HarnessRef): string | null 
   return row?.at ?? null;
 }
 
+/**
+ * The trace folders inside a folder that the hive knows of: the folder of every journal recorded in
+ * the runs table (`<folder>/<run_id>.jsonl`) that lies within `dir`, whichever harness ran it and
+ * whatever `logging.trace_dir` said then. A copy of a harness leaves them all out, not only the
+ * folder its spec names today.
+ *
+ * @param db The hive.
+ * @param dir A folder (absolute, symlinks resolved).
+ * @returns The folders, absolute.
+ */
+export function traceFoldersWithin(db: Hive, dir: string): string[] {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  return (statement(
+    db,
+    `SELECT DISTINCT substr(trace_path, 1, length(trace_path) - length(run_id) - 7) AS folder
+     FROM runs
+     WHERE substr(trace_path, 1, length(?1)) = ?1 AND substr(trace_path, -length(run_id) - 7) = '/' || run_id || '.jsonl'`,
+  ).all(prefix) as { folder: string }[]).map((r) => r.folder);
+}
+
 /** Live-run figures of one spec version (CONTRACT.md compare metrics). */
 export interface VersionMetrics {
   runs: number;

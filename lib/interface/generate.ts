@@ -4,10 +4,12 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
-import { loadSpec } from "../spec/load.ts";
+import { readSafeFile, resolveSafePath } from "../fs/safe_path.ts";
+import { traceDir } from "../paths.ts";
+import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import { type InterfaceInput, interfacePage } from "./page.ts";
 
 /** Where the page is written, relative to the harness folder. */
@@ -54,24 +56,57 @@ export async function generateInterface(
   }
   const input = options.input ?? loaded.spec.interface?.input ?? "text";
   const html = interfacePage(loaded.spec, input);
-  await Deno.mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, html);
+  // The folder is checked like every path (a linked `interfaces/` cannot send the page elsewhere);
+  // the page's own name is replaced by the rename, whatever it was (a link to `.env` included).
+  const folder = await guarded(
+    () => resolveSafePath(loaded.dir, dirname(INTERFACE_PATH), safeOptions(loaded)),
+  );
+  await Deno.mkdir(folder.absolute, { recursive: true });
+  await writeFileAtomic(join(folder.absolute, basename(INTERFACE_PATH)), html);
   return { path: INTERFACE_PATH, input, bytes: new TextEncoder().encode(html).length };
 }
 
 /**
- * The harness's page as written, or a fresh one from its spec when none was generated.
+ * The harness's page as written, or a fresh one from its spec when none was generated. The file is
+ * read through the one safe-path check, as every file a face serves: a page that is a symbolic link
+ * out of the folder or to a sensitive file (`/proc/self/environ`, `.env`), or a hard link, is
+ * refused, never answered.
  *
  * @param dir The harness folder.
  * @returns The HTML, and whether it came from the file.
+ * @throws `bad_input` for a page the check refuses, saying how to write a fresh one.
  */
 export async function interfaceHtml(dir: string): Promise<{ html: string; generated: boolean }> {
   const loaded = await loadSpec(dir);
   try {
-    return { html: await Deno.readTextFile(join(loaded.dir, INTERFACE_PATH)), generated: true };
+    const { bytes } = await guarded(
+      () => readSafeFile(loaded.dir, INTERFACE_PATH, safeOptions(loaded)),
+    );
+    return { html: new TextDecoder().decode(bytes), generated: true };
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
     return { html: interfacePage(loaded.spec), generated: false };
+  }
+}
+
+function safeOptions(loaded: LoadedSpec) {
+  return { traceDir: traceDir(loaded.dir, loaded.spec.logging?.trace_dir) };
+}
+
+/**
+ * A refusal of the page's path, with what to do about it (no absolute path: `GET /` answers it to
+ * anyone).
+ */
+async function guarded<T>(check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (err) {
+    if (!(err instanceof FrameworkError) || err.kind !== "bad_input") throw err;
+    throw new FrameworkError(
+      "bad_input",
+      `The harness's page is refused: ${err.message}. Remove the link (${INTERFACE_PATH} or a folder on its way) and write a fresh page with framework generate <harness folder> --force`,
+      err.details,
+    );
   }
 }
 

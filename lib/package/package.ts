@@ -1,22 +1,29 @@
 /**
- * `framework package`: a harness as one deployable `.tar.gz` (CONTRACT.md "Generated interface,
- * packages"): its files — never `.framework/`, `.env*`, the trace folder, `workspace/uploads/`,
- * `.git` or symbolic links — plus a `framework.lock.json` with every file's SHA-256, a `Dockerfile`
- * and a `DEPLOY.md` written for that harness. Unpacked, the folder serves with `framework
- * control-plane` as it is. `verifyPackage` checks every hash.
+ * `framework package`: a harness as one deployable `.tar.gz` (docs/shipping.md): its files — never
+ * `.framework/`, `.env*`, a trace folder (today's and every former one the hive knows),
+ * `workspace/uploads/`, `.git` or symbolic links; a hard link is refused — plus a
+ * `framework.lock.json` with every file's SHA-256, a `Dockerfile` and a `DEPLOY.md` written for
+ * that harness. Unpacked, the folder serves with `framework control-plane` as it is.
+ * `verifyPackage` checks every hash, streaming, within the package limits.
  *
  * @module
  */
 
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { sep } from "node:path";
 import { badInput } from "../errors.ts";
 import { FRAMEWORK_RUN_FLAGS } from "../launch_flags.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
+import { walkTree } from "../fs/copy_tree.ts";
+import { openChecked, readAllAndClose, within } from "../fs/safe_path.ts";
 import { sha256Hex } from "../hash.ts";
+import type { Hive } from "../hive/open.ts";
+import { openHive } from "../hive/open.ts";
+import { traceFoldersWithin } from "../hive/runs.ts";
 import { sensitiveName, traceDir } from "../paths.ts";
 import { loadSpec } from "../spec/load.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
-import { type TarFile, tarGz, untarGz } from "./tar.ts";
+import { checkFileSize, readTarGz, type TarFile, tarGz } from "./tar.ts";
 
 /** The lock file at the package's root. */
 export const LOCK_FILE = "framework.lock.json";
@@ -33,6 +40,9 @@ export interface PackageLock {
 /** Files the package writes itself (not copied from the harness, not in the lock's list). */
 const GENERATED = new Set([LOCK_FILE, "Dockerfile", "DEPLOY.md"]);
 
+/** The largest `framework.lock.json` a package may hold. */
+const MAX_LOCK_BYTES = 16 * 1024 * 1024;
+
 /**
  * Writes the package of a harness.
  *
@@ -42,14 +52,21 @@ const GENERATED = new Set([LOCK_FILE, "Dockerfile", "DEPLOY.md"]);
  * ```
  * @param dir The harness folder.
  * @param out The file to write (default `<id>-<spec_version[:12]>.tar.gz` in the current folder).
+ * @param db The hive (the trace folders its runs recorded are left out).
  * @returns The package's path, its lock and its size.
+ * @throws `bad_input` for a hard link, or a harness over the package limits.
  */
 export async function createPackage(
   dir: string,
   out?: string,
+  db: Hive = openHive(),
 ): Promise<{ path: string; lock: PackageLock; bytes: number }> {
   const loaded = await loadSpec(dir);
-  const files = await listFiles(loaded.dir, traceDir(loaded.dir, loaded.spec.logging?.trace_dir));
+  const traces = [
+    traceDir(loaded.dir, loaded.spec.logging?.trace_dir),
+    ...traceFoldersWithin(db, loaded.dir),
+  ];
+  const files = await listFiles(loaded.dir, traces);
   files.sort((a, b) => a.path.localeCompare(b.path));
   const lock: PackageLock = {
     id: loaded.spec.id,
@@ -70,63 +87,120 @@ export async function createPackage(
   return { path, lock, bytes: archive.length };
 }
 
-/** Every file of the harness a package holds, read into memory. */
-async function listFiles(dir: string, traces: string): Promise<TarFile[]> {
+/**
+ * Every file of the harness a package holds, read into memory, each through the one sensitive-path
+ * rule (a hard link is refused: its bytes may be `.env`'s under another name).
+ */
+async function listFiles(dir: string, traces: readonly string[]): Promise<TarFile[]> {
   const files: TarFile[] = [];
-  const walk = async (folder: string, rel: string) => {
-    for await (const e of Deno.readDir(folder)) {
-      if (e.isSymlink || sensitiveName(e.name) || e.name === ".git") continue;
-      const absolute = join(folder, e.name);
-      const relative = rel ? `${rel}/${e.name}` : e.name;
-      if (absolute === traces || absolute.startsWith(traces + "/")) continue;
-      if (relative === "workspace/uploads") continue;
-      if (e.isDirectory) await walk(absolute, relative);
-      else if (e.isFile && !GENERATED.has(relative)) {
-        files.push({ path: relative, bytes: await Deno.readFile(absolute) });
-      }
+  const kept = walkTree(dir, (e) => {
+    const name = e.relative.slice(e.relative.lastIndexOf(sep) + 1);
+    if (sensitiveName(name) || name === ".git") return false;
+    if (traces.some((t) => within(t, e.absolute))) return false;
+    const path = e.relative.split(sep).join("/");
+    return path !== "workspace/uploads" && (e.isDirectory || !GENERATED.has(path));
+  });
+  for await (const e of kept) {
+    if (e.isDirectory) continue;
+    const path = e.relative.split(sep).join("/");
+    const { file, info } = await openChecked(e.absolute, path);
+    try {
+      checkFileSize(path, info.size);
+    } catch (err) {
+      file.close();
+      throw err;
     }
-  };
-  await walk(dir, "");
+    files.push({ path, bytes: await readAllAndClose(file) });
+  }
   return files;
 }
 
 /**
- * Checks a package: every file the lock lists is there with its hash, and nothing else is.
+ * Checks a package: it begins with its lock, every file the lock lists is there with its hash, and
+ * nothing else is. The archive is read as a stream (memory stays bounded whatever it holds), and
+ * every header must be one `framework package` writes, so the files checked are the files `tar -x`
+ * unpacks.
  *
  * @param file The `.tar.gz`.
  * @returns The lock, when every hash matches.
- * @throws `bad_input` naming the first file that differs, is missing or is not listed.
+ * @throws `bad_input` naming the first file that differs, is missing or is not listed, for an
+ *   archive the writer would not make, and for one over the package limits.
  */
 export async function verifyPackage(file: string): Promise<PackageLock> {
-  let bytes: Uint8Array;
+  let archive: Deno.FsFile;
   try {
-    bytes = await Deno.readFile(file);
+    archive = await Deno.open(file, { read: true });
   } catch {
     throw badInput(`No package at ${JSON.stringify(file)}`);
   }
-  const files = await untarGz(bytes);
-  const lockFile = files.find((f) => f.path === LOCK_FILE);
-  if (!lockFile) throw badInput(`${file} has no ${LOCK_FILE}: it is not a framework package`);
-  let lock: PackageLock;
-  try {
-    lock = JSON.parse(new TextDecoder().decode(lockFile.bytes));
-  } catch {
-    throw badInput(`${LOCK_FILE} in ${file} is not JSON`);
-  }
-  const listed = new Map(lock.files.map((f) => [f.path, f]));
-  for (const f of files) {
-    if (GENERATED.has(f.path)) continue;
-    const entry = listed.get(f.path);
-    if (!entry) throw badInput(`${f.path} is in the package but not in ${LOCK_FILE}`);
-    if (entry.bytes !== f.bytes.length || entry.sha256 !== sha256Hex(f.bytes)) {
-      throw badInput(`${f.path} does not match its hash in ${LOCK_FILE}: the package was changed`, {
-        path: f.path,
-      });
+  let lock: PackageLock | undefined;
+  const listed = new Map<string, { sha256: string; bytes: number }>();
+  const seen = new Set<string>();
+  await readTarGz(archive.readable, async (entry, data) => {
+    if (!lock) {
+      if (entry.path !== LOCK_FILE) {
+        throw badInput(
+          `${file} does not begin with ${LOCK_FILE}: it is not a framework package (make it with framework package)`,
+        );
+      }
+      if (entry.size > MAX_LOCK_BYTES) throw badInput(`${LOCK_FILE} in ${file} is too large`);
+      const parts: Uint8Array[] = [];
+      for await (const part of data) parts.push(part.slice());
+      lock = parseLock(new Uint8Array(await new Blob(parts as BlobPart[]).arrayBuffer()), file);
+      for (const f of lock.files) listed.set(f.path, f);
+      seen.add(LOCK_FILE);
+      return;
     }
-    listed.delete(f.path);
-  }
+    if (seen.has(entry.path)) throw badInput(`${entry.path} is in the package twice`);
+    seen.add(entry.path);
+    if (GENERATED.has(entry.path)) return;
+    const expected = listed.get(entry.path);
+    if (!expected) throw badInput(`${entry.path} is in the package but not in ${LOCK_FILE}`);
+    const changed = () =>
+      badInput(`${entry.path} does not match its hash in ${LOCK_FILE}: the package was changed`, {
+        path: entry.path,
+      });
+    if (entry.size !== expected.bytes) throw changed();
+    const hash = createHash("sha256");
+    for await (const part of data) hash.update(part);
+    if (hash.digest("hex") !== expected.sha256) throw changed();
+    listed.delete(entry.path);
+  });
+  if (!lock) throw badInput(`${file} has no ${LOCK_FILE}: it is not a framework package`);
   const missing = [...listed.keys()];
   if (missing.length) throw badInput(`${missing[0]} is listed in ${LOCK_FILE} but missing`);
+  return lock;
+}
+
+/** A lock as the writer writes it, or `bad_input` saying what is wrong with it. */
+function parseLock(bytes: Uint8Array, file: string): PackageLock {
+  const wrong = (why: string) => badInput(`${LOCK_FILE} in ${file} ${why}`);
+  let lock: PackageLock;
+  try {
+    lock = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw wrong("is not JSON");
+  }
+  const text = (v: unknown) => typeof v === "string";
+  if (
+    !lock || typeof lock !== "object" || !text(lock.id) || !text(lock.spec_version) ||
+    !Array.isArray(lock.files)
+  ) {
+    throw wrong("is not a lock: it needs id, spec_version and files");
+  }
+  const paths = new Set<string>();
+  for (const f of lock.files as unknown[]) {
+    const entry = f as PackageLock["files"][number];
+    if (
+      !entry || typeof entry !== "object" || !text(entry.path) ||
+      !/^[0-9a-f]{64}$/.test(String(entry.sha256)) || !Number.isSafeInteger(entry.bytes) ||
+      entry.bytes < 0
+    ) {
+      throw wrong("lists a file without a path, a SHA-256 or a size");
+    }
+    if (paths.has(entry.path)) throw wrong(`lists ${entry.path} twice`);
+    paths.add(entry.path);
+  }
   return lock;
 }
 

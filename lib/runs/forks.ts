@@ -10,8 +10,10 @@
 
 import { basename, dirname, join, sep } from "node:path";
 import { writeForkSpec } from "../construct/fork_spec.ts";
+import { recordVersion } from "../construct/mutate.ts";
 import { badInput, FrameworkError, notFound } from "../errors.ts";
-import { copyTree } from "../fs/copy_tree.ts";
+import { copyTreeWhole } from "../fs/copy_tree.ts";
+import { within } from "../fs/safe_path.ts";
 import { getHarness, type HarnessRow } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import {
@@ -20,11 +22,12 @@ import {
   getRun,
   getRunAnyHarness,
   type RunRow,
+  traceFoldersWithin,
 } from "../hive/runs.ts";
 import { findRun, readJournalBytes } from "../journal/trace.ts";
 import { sensitiveName, specPath, traceDir } from "../paths.ts";
 import { replayFrom } from "../runner/replay.ts";
-import { claimHarness } from "../spec/claim.ts";
+import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { loadSpec } from "../spec/load.ts";
 import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../spec/schema.ts";
 import { trustedEntryFor, trustFolder } from "../trust/store.ts";
@@ -48,16 +51,15 @@ export interface ForkResult {
 /** Folders never copied into a fork. */
 const NOT_COPIED = new Set([".git"]);
 
-function within(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent + sep);
-}
-
 /**
  * Forks a run at one of its model calls: a new harness folder `<parent's folder>/../<name>` with a
- * copy of the parent's files (never `.framework/`, `.env*`, the trace folder, `.git`, or what runs
- * wrote in `workspace/`), whose `harness.yaml` has `id: <name>`, the model override and the `fork`
- * block, registered as a fork of its parent. A folder of the parent that is trusted makes a trusted
- * fork (its code is a byte copy). A failed fork leaves nothing behind.
+ * copy of the parent's files (never `.framework/`, `.env*`, a trace folder — today's or a former one
+ * the hive knows — `.git`, or what runs wrote in `workspace/`; a hard link refuses the fork), whose
+ * `harness.yaml` has `id: <name>`, the model override and the `fork` block, registered as a fork of
+ * its parent. A folder of the parent that is trusted makes a trusted fork (its code is a byte copy).
+ * The copy is built beside under a temporary name and renamed into place: a failed fork, or a
+ * process killed midway, leaves no folder under the name (a killed one's leftovers are swept by the
+ * next fork beside it).
  *
  * @example
  * ```ts
@@ -68,8 +70,9 @@ function within(parent: string, child: string): boolean {
  * @param request `at`, `name`, `model`.
  * @param actor Who forks (construction-log actor).
  * @returns The fork.
- * @throws `not_found` for an unknown run; `bad_input` for an `at` that is not one of its model calls
- *   or a name that is not a slug; `conflict` when the name is taken or the prefix is broken.
+ * @throws `not_found` for an unknown run; `bad_input` for an `at` that is not one of its model calls,
+ *   a name that is not a slug or a hard link in the parent; `conflict` when the name is taken or the
+ *   prefix is broken.
  */
 export async function forkRun(
   db: Hive,
@@ -90,7 +93,8 @@ export async function forkRun(
   const replay = replayFrom(await readJournalBytes(row), { run_id: row.run_id, at: request.at });
   const target = join(dirname(parent.dir), request.name);
   const taken = getHarness(db, request.name);
-  if (taken) {
+  // A catalogued id whose folder no longer holds it (deleted, moved) is free again, as for a claim.
+  if (taken && folderHoldsId(taken.root_path, request.name)) {
     throw new FrameworkError(
       "conflict",
       `The name ${
@@ -100,8 +104,34 @@ export async function forkRun(
     );
   }
   const model = request.model === undefined ? undefined : forkModel(request.model, parent.spec);
+  const traces = [
+    traceDir(parent.dir, parent.spec.logging?.trace_dir),
+    ...traceFoldersWithin(db, parent.dir),
+  ];
+  const ranSince = firstRunStartedAt(db, { id: parent.spec.id, dir: parent.dir });
+  const workspace = join(parent.dir, "workspace");
+  const fork = {
+    parent: parent.spec.id,
+    run_id: row.run_id,
+    at: request.at,
+    head: replay.parent_head,
+  };
+  let spec: Awaited<ReturnType<typeof writeForkSpec>> | undefined;
   try {
-    await Deno.mkdir(target);
+    await copyTreeWhole(parent.dir, target, async (e) => {
+      const segments = e.relative.split(sep);
+      if (segments.some((s) => sensitiveName(s) || NOT_COPIED.has(s))) return false;
+      if (e.relative === basename(specPath(parent.dir))) return false; // written below
+      if (traces.some((t) => within(t, e.absolute))) return false;
+      // What runs wrote in workspace/ is theirs, not the harness's.
+      if (!e.isDirectory && ranSince && within(workspace, e.absolute)) {
+        const info = await Deno.stat(e.absolute);
+        if ((info.mtime?.toISOString() ?? "") >= ranSince) return false;
+      }
+      return true;
+    }, async (building) => {
+      spec = await writeForkSpec(building, parent.text, { id: request.name, model, fork }, actor);
+    });
   } catch (err) {
     if (err instanceof Deno.errors.AlreadyExists) {
       throw new FrameworkError(
@@ -115,29 +145,8 @@ export async function forkRun(
     throw err;
   }
   try {
-    const traces = traceDir(parent.dir, parent.spec.logging?.trace_dir);
-    const ranSince = firstRunStartedAt(db, { id: parent.spec.id, dir: parent.dir });
-    const workspace = join(parent.dir, "workspace");
-    await copyTree(parent.dir, target, async (e) => {
-      const segments = e.relative.split(sep);
-      if (segments.some((s) => sensitiveName(s) || NOT_COPIED.has(s))) return false;
-      if (e.relative === basename(specPath(parent.dir))) return false; // written below
-      if (within(traces, e.absolute)) return false;
-      // What runs wrote in workspace/ is theirs, not the harness's.
-      if (!e.isDirectory && ranSince && within(workspace, e.absolute)) {
-        const info = await Deno.stat(e.absolute);
-        if ((info.mtime?.toISOString() ?? "") >= ranSince) return false;
-      }
-      return true;
-    });
-    const fork = {
-      parent: parent.spec.id,
-      run_id: row.run_id,
-      at: request.at,
-      head: replay.parent_head,
-    };
-    await writeForkSpec(target, parent.text, { id: request.name, model, fork }, actor);
     const real = await Deno.realPath(target);
+    recordVersion(real, spec!.parsed, spec!.spec_version, actor);
     const registered: HarnessRow = claimHarness(db, {
       id: request.name,
       root_path: real,

@@ -141,3 +141,38 @@ Deno.test("generate and package: a page, a package without secrets that serves u
     assert.equal(body.data.status, "success", JSON.stringify(body));
   });
 });
+
+Deno.test("package and fork leave out every trace folder the hive knows, a former trace_dir too", async () => {
+  await using home = await tempDir("fw-pk-home-");
+  await using cwd = await tempDir("fw-pk-cwd-");
+  const cli = (args: string[]) => runCli(args, { home: home.path, cwd: cwd.path });
+  const spec = (traceDir: string) => ({
+    model: scripted([{ text: "ok" }, { text: "ok" }]),
+    logging: { trace_dir: traceDir },
+  });
+  const dir = await writeHarness(cwd.path, "moved", spec("old-logs"), { "docs/a.md": "a\n" });
+  const first = jsonOk(
+    await cli(["run", "moved", "--input", "private input sk-run-input", "--approve", "--json"]),
+  );
+  assert.ok(await exists(join(dir, "old-logs", `${first.run_id}.jsonl`)), "a former journal");
+  await writeHarness(cwd.path, "moved", spec("logs"), { "docs/a.md": "a\n" });
+  const second = jsonOk(await cli(["run", "moved", "--input", "later", "--approve", "--json"]));
+  assert.ok(await exists(join(dir, "logs", `${second.run_id}.jsonl`)), "today's journal");
+
+  const archive = join(cwd.path, "moved.tar.gz");
+  const pkg = jsonOk(await cli(["package", "moved", "--out", archive, "--json"]));
+  assert.deepEqual(pkg.files.map((f: { path: string }) => f.path), ["docs/a.md", "harness.yaml"]);
+  for (const f of await untarGz(await Deno.readFile(archive))) {
+    assert.doesNotMatch(new TextDecoder().decode(f.bytes), /sk-run-input/, f.path);
+  }
+
+  const trace = jsonOk(await cli(["trace", second.run_id, "--json"]));
+  const at = trace.events.find((e: { type: string }) => e.type === "model_call").seq;
+  const fork = jsonOk(
+    await cli(["fork", second.run_id, "--at", String(at), "--name", "moved-fork", "--json"]),
+  );
+  for (const traces of ["old-logs", "logs"]) {
+    assert.equal(await exists(join(fork.harness.root_path, traces)), false, `${traces} not copied`);
+  }
+  assert.ok(await exists(join(fork.harness.root_path, "docs/a.md")));
+});
