@@ -204,16 +204,38 @@ export interface ServerTools {
   warnings: string[];
 }
 
+/** The listing going on for each harness folder (in this process). */
+const listings = new Map<string, Promise<ServerTools[]>>();
+
 /**
  * Starts each MCP server of a spec once, lists its tools and stops it (`validate --connect`, the
- * workbench's Overview). Stdio servers start only in a trusted folder.
+ * workbench's Overview). Stdio servers start only in a trusted folder. Starting servers is costly
+ * and has effects, so one harness has one listing at a time: a call while one is going shares its
+ * answer instead of starting the servers again.
  *
+ * @example
+ * ```ts
+ * const servers = await listServerTools(dir, spec, true); // [{server, tools, warnings, error?}]
+ * ```
  * @param dir The harness folder.
  * @param spec The spec.
  * @param trusted Whether the folder is trusted.
  * @returns One entry per server.
  */
-export async function listServerTools(
+export function listServerTools(
+  dir: string,
+  spec: HarnessSpec,
+  trusted: boolean,
+): Promise<ServerTools[]> {
+  let listing = listings.get(dir);
+  if (!listing) {
+    listing = listEachServer(dir, spec, trusted).finally(() => listings.delete(dir));
+    listings.set(dir, listing);
+  }
+  return listing;
+}
+
+async function listEachServer(
   dir: string,
   spec: HarnessSpec,
   trusted: boolean,
