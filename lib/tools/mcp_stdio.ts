@@ -3,7 +3,7 @@
  * the server's own `env` (never the process's variables), in a folder inside the harness, in a
  * process group of its own, and that stops the whole group when it is closed (SIGTERM, then SIGKILL
  * after a short grace), so neither a server that ignores SIGTERM nor the processes it started outlive
- * it. Messages are newline-delimited JSON-RPC, as the MCP stdio transport specifies; one message is
+ * it; the groups of servers still running when the framework exits are killed then. Messages are newline-delimited JSON-RPC, as the MCP stdio transport specifies; one message is
  * capped ({@link MCP_MAX_MESSAGE_BYTES}): a server that writes more without a newline is stopped and
  * treated as failed, instead of growing the framework's memory and time with its output.
  *
@@ -19,6 +19,19 @@ export const MCP_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 /** How long a stopped server's process group has between SIGTERM and SIGKILL. */
 const STOP_GRACE_MS = 2000;
+
+/** The servers of this process not stopped yet: their groups are killed when the process exits. */
+const running = new Set<Deno.ChildProcess>();
+let exitHook = false;
+
+/** Kills the groups of servers still running when the framework exits (Ctrl-C, SIGTERM). */
+function killRunningAtExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  globalThis.addEventListener("unload", () => {
+    for (const proc of running) signalGroup(proc, "SIGKILL");
+  });
+}
 
 /** How to start a stdio server. */
 export interface StdioServer {
@@ -80,6 +93,10 @@ export function stdioTransport(server: StdioServer): StdioTransport {
         // A session and process group of its own (setsid), so the whole group can be stopped.
         detached: true,
       }).spawn();
+      const proc = child;
+      running.add(proc);
+      killRunningAtExit();
+      proc.status.finally(() => running.delete(proc));
       writer = child.stdin.getWriter();
       (async () => {
         for await (const line of readLines(child!.stdout, { maxLineBytes: maxMessageBytes })) {

@@ -1,7 +1,8 @@
 /**
  * A stdio MCP server that ignores SIGTERM and starts a child of its own (`sleep 1000`) leaves nothing
  * behind: when the run ends, the framework stops the server's whole process group, so neither the
- * server nor its child is alive afterwards — whether the run ended on its own or was stopped.
+ * server nor its child is alive afterwards — whether the run ended on its own or was stopped, and
+ * when the workbench itself is stopped in the middle of the run.
  *
  * @module
  */
@@ -14,7 +15,9 @@ import { loadSpec } from "../../lib/spec/load.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { alive, diedWithin, fixtureServer } from "../helpers/mcp_fixture.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
+import { SseReader } from "../helpers/sse_reader.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
+import { startWorkbenchProcess } from "../helpers/workbench.ts";
 
 async function stubborn(root: string, name: string, replies: Record<string, unknown>[]) {
   const startLog = join(root, `${name}.starts`);
@@ -74,6 +77,32 @@ Deno.test({
       const { server, child } = await h.pids();
       assert.ok(await diedWithin(server), "the server is gone");
       assert.ok(await diedWithin(child), "its child is gone");
+    });
+
+    await t.step("the workbench is stopped during the run", async () => {
+      await using cwd = await tempDir("fw-pgroup-cwd-");
+      const h = await stubborn(join(cwd.path, "harnesses"), "exiting", [
+        { text: "never", delay_ms: 60_000 },
+      ]);
+      const wb = await startWorkbenchProcess({ home: _home.path, cwd: cwd.path });
+      try {
+        const res = await fetch(`${wb.url}/api/harnesses/exiting/runs?stream=true`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ input: "wait" }),
+        });
+        const frames = new SseReader(res);
+        await frames.until((f) => f.event === "trace" && f.data.type === "model_call", "the call");
+        const { server, child } = await h.pids();
+        assert.ok(await alive(server) && await alive(child), "both run during the run");
+        // The page goes away (the run goes on), then the workbench is stopped (SIGTERM) mid-run.
+        await frames.close();
+        await wb.stop();
+        assert.ok(await diedWithin(server), "the server is gone");
+        assert.ok(await diedWithin(child), "its child is gone");
+      } finally {
+        await wb.stop();
+      }
     });
   },
 });
