@@ -82,7 +82,7 @@ export function stdioTransport(server: StdioServer): StdioTransport {
   const stop = () => (stopping ??= child ? stopGroup(child, writer) : Promise.resolve());
   const transport: StdioTransport = {
     start() {
-      child = new Deno.Command(server.command, {
+      const proc = new Deno.Command(server.command, {
         args: server.args,
         env: server.env,
         clearEnv: true,
@@ -93,13 +93,12 @@ export function stdioTransport(server: StdioServer): StdioTransport {
         // A session and process group of its own (setsid), so the whole group can be stopped.
         detached: true,
       }).spawn();
-      const proc = child;
+      child = proc;
       running.add(proc);
       killRunningAtExit();
-      proc.status.finally(() => running.delete(proc));
-      writer = child.stdin.getWriter();
+      writer = proc.stdin.getWriter();
       (async () => {
-        for await (const line of readLines(child!.stdout, { maxLineBytes: maxMessageBytes })) {
+        for await (const line of readLines(proc.stdout, { maxLineBytes: maxMessageBytes })) {
           if (!line.trim()) continue;
           try {
             transport.onmessage?.(JSON.parse(line) as JSONRPCMessage);
@@ -118,9 +117,10 @@ export function stdioTransport(server: StdioServer): StdioTransport {
       });
       (async () => {
         const decoder = new TextDecoder();
-        for await (const chunk of child!.stderr) tail = (tail + decoder.decode(chunk)).slice(-2000);
+        for await (const chunk of proc.stderr) tail = (tail + decoder.decode(chunk)).slice(-2000);
       })().catch(() => {});
-      child.status.then(() => {
+      proc.status.then(() => {
+        running.delete(proc);
         finish();
         // The server is gone; what it started in its group goes too.
         void stop();
