@@ -164,7 +164,7 @@ Deno.test("each shared rule is written in one place", async () => {
       "lib/sqlite/database.ts",
     ],
     ["an immediate transaction", /["']BEGIN IMMEDIATE["']/, "lib/sqlite/database.ts"],
-    ["the line reader", /indexOf\(["']\\n["']\)/, "lib/lines.ts"],
+    ["the line reader", /indexOf\((?:["']\\n["']\)|LF[,)])/, "lib/lines.ts"],
     ["the 404 and error handlers", /\.(?:notFound|onError)\(/, "routes/hono_app.ts"],
   ];
   const files = [

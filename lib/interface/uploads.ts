@@ -6,9 +6,10 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { badInput } from "../errors.ts";
-import { writeFileAtomic } from "../fs/atomic_write.ts";
+import { createFileAtomic } from "../fs/atomic_write.ts";
+import { pathExists } from "../fs/exists.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { sensitiveName, traceDir } from "../paths.ts";
 import { loadSpec } from "../spec/load.ts";
@@ -45,7 +46,9 @@ export function safeUploadName(name: string): string {
 
 /**
  * Stores an upload and returns its path relative to the harness (for `input_file`). An existing
- * file of that name is kept: the new one gets `-2`, `-3`, … before its extension.
+ * file of that name is kept: the new one gets `-2`, `-3`, … before its extension. The name is claimed
+ * atomically with the whole content in place, so uploads of one name at once each get a file of
+ * their own, holding their own bytes.
  *
  * @param dir The harness folder.
  * @param name The file's name as sent.
@@ -67,16 +70,19 @@ export async function storeUpload(
   const traces = traceDir(loaded.dir, loaded.spec.logging?.trace_dir);
   for (let n = 1; n < 1000; n++) {
     const rel = `${UPLOADS_DIR}/${n === 1 ? safe : `${stem}-${n}${ext}`}`;
-    const target = await resolveSafePath(loaded.dir, rel, { traceDir: traces, protectSpec: true });
+    let target;
     try {
-      await Deno.lstat(target.absolute);
-      continue;
+      target = await resolveSafePath(loaded.dir, rel, { traceDir: traces, protectSpec: true });
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      // A name another upload has just claimed (its file briefly has two names while it is being
+      // linked in), or anything else already there, is taken: the next name is tried.
+      if (await pathExists(join(loaded.dir, rel))) continue;
+      throw err;
     }
     await Deno.mkdir(dirname(target.absolute), { recursive: true });
-    await writeFileAtomic(target.absolute, bytes);
-    return { path: target.relative, bytes: bytes.length };
+    if (await createFileAtomic(target.absolute, bytes)) {
+      return { path: target.relative, bytes: bytes.length };
+    }
   }
   throw badInput(`Too many uploads named ${JSON.stringify(safe)}; rename the file`);
 }

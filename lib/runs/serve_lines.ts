@@ -1,12 +1,14 @@
 /**
  * `framework serve`: one JSON run request per input line, answered with the NDJSON frames of its run,
- * one run after another. A bad line is answered with an `error` frame and serving goes on.
+ * one run after another. A bad line is answered with an `error` frame and serving goes on; so is a
+ * line longer than a request body may be over HTTP (1 MiB), which is skipped unread.
  *
  * @module
  */
 
 import { errorEnvelope } from "../envelope.ts";
-import { asFrameworkError, badInput } from "../errors.ts";
+import { asFrameworkError, badInput, type FrameworkError } from "../errors.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/body.ts";
 import { readLines } from "../lines.ts";
 import type { TrustedFolder } from "../trust/gate.ts";
 import { ndjsonLine } from "./frames.ts";
@@ -30,7 +32,14 @@ export async function serveLines(
   runs: RunService,
   harness: TrustedFolder,
 ): Promise<void> {
-  for await (const line of readLines(input)) {
+  const error = (e: FrameworkError) =>
+    write(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
+  const lines = readLines(input, {
+    maxLineBytes: DEFAULT_MAX_BODY_BYTES,
+    onTooLong: (err) =>
+      error(badInput(`A request line is longer than ${err.limitText}: send at most that per line`)),
+  });
+  for await (const line of lines) {
     if (!line.trim()) continue;
     try {
       let request: unknown;
@@ -47,7 +56,7 @@ export async function serveLines(
     } catch (err) {
       const e = asFrameworkError(err);
       if (e.kind === "internal") console.error(err);
-      write(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
+      error(e);
     }
   }
 }

@@ -52,11 +52,16 @@ function text(content: unknown): string {
   ).join("\n");
 }
 
-async function connect(
-  s: ServerSpec,
-  harnessDir: string,
-): Promise<{ client: Client; transport: Transport & { stderrTail?(): string } }> {
-  let transport: Transport & { stderrTail?(): string };
+/** A connected server: its client, and its transport (what a stdio server said before it failed). */
+interface Connected {
+  client: Client;
+  transport: Transport & { stderrTail?(): string; failure?(): string | undefined };
+  /** A stdio server's process group: stopped apart, as a client closed by a failure no longer reaches it. */
+  stdio: boolean;
+}
+
+async function connect(s: ServerSpec, harnessDir: string): Promise<Connected> {
+  let transport: Connected["transport"];
   if (s.command) {
     const cwd = s.cwd ? (await resolveSafePath(harnessDir, s.cwd)).absolute : harnessDir;
     transport = stdioTransport({
@@ -73,9 +78,21 @@ async function connect(
     await client.connect(transport, { timeout: START_TIMEOUT_MS });
   } catch (err) {
     await transport.close().catch(() => {});
-    throw err;
+    throw new Error(why(transport, err));
   }
-  return { client, transport };
+  return { client, transport, stdio: !!s.command };
+}
+
+/** The reason a request to a server failed: the transport's own when it gave up on the server. */
+function why(transport: Connected["transport"], err: unknown): string {
+  const failure = transport.failure?.();
+  return failure ? `the server failed: ${failure}` : (err as Error).message;
+}
+
+/** Stops a server: its client, and a stdio server's process group. */
+async function disconnect(c: Connected): Promise<void> {
+  await c.client.close().catch(() => {});
+  if (c.stdio) await c.transport.close().catch(() => {});
 }
 
 /**
@@ -92,11 +109,11 @@ export async function connectMcpServers(
   harnessDir: string,
   options: { trusted: boolean; defaultTimeoutS: number },
 ): Promise<McpTools> {
-  const clients: Client[] = [];
+  const servers: Connected[] = [];
   const tools: Tool[] = [];
   const problems: ToolProblem[] = [];
   const close = async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
+    await Promise.allSettled(servers.map(disconnect));
   };
   try {
     for (const s of spec.mcp_servers ?? []) {
@@ -115,14 +132,14 @@ export async function connectMcpServers(
         fail(`MCP server ${s.name} did not start: ${(err as Error).message}`);
         continue;
       }
-      clients.push(connected.client);
+      servers.push(connected);
       let listed: { name: string; description?: string; inputSchema: unknown }[];
       try {
         listed = (await connected.client.listTools(undefined, { timeout: START_TIMEOUT_MS })).tools;
       } catch (err) {
         const stderr = connected.transport.stderrTail?.();
         fail(
-          `MCP server ${s.name} did not list its tools: ${(err as Error).message}${
+          `MCP server ${s.name} did not list its tools: ${why(connected.transport, err)}${
             stderr ? ` (${stderr.split("\n").slice(-2).join(" ")})` : ""
           }`,
         );
@@ -140,7 +157,7 @@ export async function connectMcpServers(
       const timeoutMs = (s.timeout_s ?? options.defaultTimeoutS) * 1000;
       for (const t of listed) {
         if (allowed && !allowed.has(t.name)) continue;
-        const client = connected.client;
+        const { client, transport } = connected;
         tools.push({
           source: "mcp",
           server: s.name,
@@ -158,7 +175,7 @@ export async function connectMcpServers(
                 signal: ctx.signal,
               });
             } catch (err) {
-              const message = (err as Error).message;
+              const message = why(transport, err);
               throw new ToolError(
                 /timed out|timeout/i.test(message) ? "timeout" : "failed",
                 `MCP ${s.name}/${t.name}: ${message}`,
@@ -187,16 +204,38 @@ export interface ServerTools {
   warnings: string[];
 }
 
+/** The listing going on for each harness folder (in this process). */
+const listings = new Map<string, Promise<ServerTools[]>>();
+
 /**
  * Starts each MCP server of a spec once, lists its tools and stops it (`validate --connect`, the
- * workbench's Overview). Stdio servers start only in a trusted folder.
+ * workbench's Overview). Stdio servers start only in a trusted folder. Starting servers is costly
+ * and has effects, so one harness has one listing at a time: a call while one is going shares its
+ * answer instead of starting the servers again.
  *
+ * @example
+ * ```ts
+ * const servers = await listServerTools(dir, spec, true); // [{server, tools, warnings, error?}]
+ * ```
  * @param dir The harness folder.
  * @param spec The spec.
  * @param trusted Whether the folder is trusted.
  * @returns One entry per server.
  */
-export async function listServerTools(
+export function listServerTools(
+  dir: string,
+  spec: HarnessSpec,
+  trusted: boolean,
+): Promise<ServerTools[]> {
+  let listing = listings.get(dir);
+  if (!listing) {
+    listing = listEachServer(dir, spec, trusted).finally(() => listings.delete(dir));
+    listings.set(dir, listing);
+  }
+  return listing;
+}
+
+async function listEachServer(
   dir: string,
   spec: HarnessSpec,
   trusted: boolean,

@@ -10,10 +10,13 @@
 import { readLines } from "../lines.ts";
 import { captureConsole, handleSandboxRequest, type SandboxRequest } from "./sandbox_protocol.ts";
 
+/** The largest request (its arguments and context, from the framework itself): 64 MiB. */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
 captureConsole();
 const encoder = new TextEncoder();
 let nonce: string | undefined;
-for await (const line of readLines(Deno.stdin.readable)) {
+for await (const line of readLines(Deno.stdin.readable, { maxLineBytes: MAX_REQUEST_BYTES })) {
   if (!line.trim()) continue;
   if (nonce === undefined) {
     nonce = line.trim();

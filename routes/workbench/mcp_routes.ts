@@ -1,7 +1,9 @@
 /**
  * A harness's MCP servers as the Overview shows them: on a person's "connect", each server is started
- * once, its tools listed, and stopped (stdio servers only in a trusted folder). Administration stays
- * local: no route changes `mcp_servers`.
+ * once, its tools listed, and stopped (stdio servers only in a trusted folder). Starting processes is
+ * a write, so it is a `POST` (which the launcher refuses from other sites), never a `GET` that any
+ * page could send, and one listing per harness runs at a time. Administration stays local: no route
+ * changes `mcp_servers`.
  *
  * @module
  */
@@ -22,7 +24,7 @@ import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
  */
 export function mcpRoutes(ctx: WorkbenchContext): WorkbenchApp {
   const app = new Hono();
-  app.get("/api/harnesses/:id/mcp", async (c) => {
+  app.post("/api/harnesses/:id/mcp", async (c) => {
     const loaded = await loadSpec(harnessDirOf(ctx.hive, c.req.param("id")));
     const trusted = !!(await trustedEntryFor(loaded.dir));
     return okResponse({ servers: await listServerTools(loaded.dir, loaded.spec, trusted) });

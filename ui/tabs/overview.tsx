@@ -225,8 +225,9 @@ function McpServers(props: { harnessId: string; servers: { name: string }[] }) {
   const [listed, setListed] = useState<ServerToolsView[] | null>(null);
   const [connect, connecting] = useAction(async () => {
     setListed(
-      (await callApi<{ servers: ServerToolsView[] }>(store.fetcher, paths.mcp(props.harnessId)))
-        .servers,
+      (await callApi<{ servers: ServerToolsView[] }>(store.fetcher, paths.mcp(props.harnessId), {
+        method: "POST",
+      })).servers,
     );
   });
   return (
