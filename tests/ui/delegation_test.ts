@@ -75,6 +75,12 @@ Deno.test("delegation in the workbench: hand-off, referral, cost share, filter, 
     const lineage = page.getByTestId("lineage");
     await lineage.waitFor();
     assert.match(await lineage.innerText(), /delegated · success\s+b/);
+    // The run header's delegation stat: one hand-off, and what it cost.
+    assert.equal(
+      (await page.getByTestId("delegation-stat").innerText()).replace(/\s+/g, " "),
+      `delegated 1 · $${result.delegated_cost_usd}`,
+    );
+    assert.equal(result.delegated_cost_usd, 0.001);
     await tb.screenshot("delegation", "parent-1280");
   });
 
