@@ -13,6 +13,9 @@ export interface RunTally {
   turns: number;
 }
 
+/** A journal event as far as {@link tallyEvent} reads it. */
+export type TalliedEvent = { type: string; payload: Record<string, unknown> };
+
 /**
  * Tallies journal events in order: each `model_response` adds its `cost_usd` and each
  * `delegation_finished` the child run's; the turns are the highest `turn` of a `model_call` (a
@@ -29,22 +32,30 @@ export interface RunTally {
  * @param events The events (any prefix of a journal).
  * @returns Cost and turns so far.
  */
-export function runTally(
-  events: readonly { type: string; payload: Record<string, unknown> }[],
-): RunTally {
-  let cost = 0;
-  let turns = 0;
-  for (const e of events) {
-    const p = e.payload;
-    if (e.type === "model_response" || e.type === "delegation_finished") {
-      cost += numberOr0(p.cost_usd);
-    } else if (e.type === "model_call") {
-      turns = Math.max(turns, numberOr0(p.turn));
-    } else if (e.type === "replayed" && p.original_type === "model_call") {
-      turns = Math.max(turns, numberOr0((p.payload as Record<string, unknown> | undefined)?.turn));
-    }
+export function runTally(events: readonly TalliedEvent[]): RunTally {
+  const t = events.reduce(tallyEvent, { cost_usd: 0, turns: 0 });
+  return { cost_usd: Math.round(t.cost_usd * 1e9) / 1e9, turns: t.turns };
+}
+
+/**
+ * Adds one more event to a tally (for events that arrive one by one); {@link runTally} is this over
+ * a list, rounded to the nano-dollar as the run rounds its cost.
+ *
+ * @param tally The tally of the events before.
+ * @param e The next event.
+ * @returns The new tally.
+ */
+export function tallyEvent(tally: RunTally, e: TalliedEvent): RunTally {
+  const p = e.payload;
+  if (e.type === "model_response" || e.type === "delegation_finished") {
+    return { ...tally, cost_usd: tally.cost_usd + numberOr0(p.cost_usd) };
   }
-  return { cost_usd: Math.round(cost * 1e9) / 1e9, turns };
+  const call = e.type === "model_call"
+    ? p
+    : e.type === "replayed" && p.original_type === "model_call"
+    ? p.payload as Record<string, unknown> | undefined
+    : undefined;
+  return call ? { ...tally, turns: Math.max(tally.turns, numberOr0(call.turn)) } : tally;
 }
 
 function numberOr0(x: unknown): number {
