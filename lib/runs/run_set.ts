@@ -111,10 +111,12 @@ type Settled = { i: number; result?: IteratorResult<RunFrame>; error?: unknown }
  * for await (const f of runSetFrames(sources)) console.log(f.frame, f.run_id, f.cursor);
  * ```
  * @param sources The runs, in the order the client asked for them.
+ * @param signal Ends the stream at once (the client went away), whatever the runs are doing.
  * @returns The frames, each with the cursor after it.
  */
 export async function* runSetFrames(
   sources: readonly RunSetSource[],
+  signal?: AbortSignal,
 ): AsyncGenerator<RunSetFrame> {
   const positions: (number | "-")[] = sources.map((s) => s.cursor.ended ? "-" : s.cursor.after);
   const iterators = sources.map((s) => s.cursor.ended ? null : s.frames()[Symbol.asyncIterator]());
@@ -132,10 +134,15 @@ export async function* runSetFrames(
     iterators[i] = null;
     void it?.return?.()?.catch(() => {});
   };
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
   iterators.forEach((it, i) => it && pull(i));
   try {
     while (iterators.some((it) => it)) {
-      while (!settled.length) await new Promise<void>((resolve) => wake = resolve);
+      while (!settled.length) {
+        if (signal?.aborted) return;
+        await new Promise<void>((resolve) => wake = resolve);
+      }
       wake = undefined;
       const { i, result, error } = settled.shift()!;
       if (!iterators[i]) continue;
@@ -159,6 +166,7 @@ export async function* runSetFrames(
       }
     }
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     iterators.forEach((_, i) => drop(i));
   }
 }

@@ -72,17 +72,22 @@ export async function runView(
  *
  * @param db The hive.
  * @param cursors The runs and where the client stands in each.
+ * @param signal Ends the stream (the client went away).
  * @returns Their frames, merged.
  */
-export function followTargetRuns(db: Hive, cursors: RunCursor[]): AsyncGenerator<RunSetFrame> {
+export function followTargetRuns(
+  db: Hive,
+  cursors: RunCursor[],
+  signal?: AbortSignal,
+): AsyncGenerator<RunSetFrame> {
   const sources = cursors.map((cursor) => {
     const row = targetRun(db, cursor.run_id);
     return {
       cursor,
-      frames: () => runEventFrames(db, harnessOfRun(row), row.run_id, cursor.after),
+      frames: () => runEventFrames(db, harnessOfRun(row), row.run_id, cursor.after, signal),
     };
   });
-  return runSetFrames(sources);
+  return runSetFrames(sources, signal);
 }
 
 /**

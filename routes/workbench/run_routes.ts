@@ -68,7 +68,10 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
       c.req.query("runs"),
       c.req.header("last-event-id") ?? c.req.query("last_event_id"),
     );
-    return sseResponse(sseRunSetFrames(followTargetRuns(hive, cursors)));
+    const gone = new AbortController();
+    return sseResponse(sseRunSetFrames(followTargetRuns(hive, cursors, gone.signal)), {
+      onClose: () => gone.abort(),
+    });
   });
   app.get("/api/runs/:id", async (c) => {
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
