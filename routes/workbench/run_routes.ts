@@ -11,7 +11,7 @@ import { FrameworkError } from "../../lib/errors.ts";
 import { harnessOfRun } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { okResponse } from "../../lib/http/response.ts";
-import { sseResponse } from "../../lib/http/sse.ts";
+import { sseResponse, sseWhileOpen } from "../../lib/http/sse.ts";
 import { readJournalBytes } from "../../lib/journal/trace.ts";
 import { lastEventId } from "../../lib/requests.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
@@ -68,10 +68,7 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
       c.req.query("runs"),
       c.req.header("last-event-id") ?? c.req.query("last_event_id"),
     );
-    const gone = new AbortController();
-    return sseResponse(sseRunSetFrames(followTargetRuns(hive, cursors, gone.signal)), {
-      onClose: () => gone.abort(),
-    });
+    return sseWhileOpen((signal) => sseRunSetFrames(followTargetRuns(hive, cursors, signal)));
   });
   app.get("/api/runs/:id", async (c) => {
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
@@ -106,7 +103,9 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
   app.get("/api/runs/:id/events", (c) => {
     const row = targetRun(hive, c.req.param("id"));
     const after = lastEventId(c.req.header("last-event-id"), c.req.query("last_event_id"));
-    return sseResponse(sseFrames(runEventFrames(hive, harnessOfRun(row), row.run_id, after)));
+    return sseWhileOpen((signal) =>
+      sseFrames(runEventFrames(hive, harnessOfRun(row), row.run_id, after, signal))
+    );
   });
   return app;
 }
