@@ -58,22 +58,25 @@ export function useLiveRows(
   ended.current = () => cache.refresh(paths.runsOf(harnessId), paths.harness(harnessId));
   const follows = useRef(new Map<string, () => void>());
   const timer = useRef<ReturnType<typeof setTimeout>>();
-  const key = runIds.join(",");
-  // Runs that stay in the list are followed on (not from their start again).
+  const forget = (id: string) => {
+    follows.current.get(id)?.();
+    follows.current.delete(id);
+    setTallies((m) => {
+      if (!m.has(id)) return m;
+      const next = new Map(m);
+      next.delete(id);
+      return next;
+    });
+  };
+  // Runs that stay in the list are followed on (not from their start again). A run that has ended
+  // is let go; should the list read again still show it running (its end not yet in the hive), it
+  // is followed again from its start.
   useEffect(() => {
     const want = new Set(runIds);
-    for (const [id, undo] of follows.current) {
-      if (want.has(id)) continue;
-      undo();
-      follows.current.delete(id);
-      setTallies((m) => {
-        const next = new Map(m);
-        next.delete(id);
-        return next;
-      });
-    }
+    for (const id of [...follows.current.keys()]) if (!want.has(id)) forget(id);
     for (const id of want) {
       if (follows.current.has(id)) continue;
+      forget(id); // its tally, if it is followed again
       follows.current.set(
         id,
         live.follow(id, 0, (f) => {
@@ -81,12 +84,14 @@ export function useLiveRows(
             setTallies((m) => new Map(m).set(id, tallyEvent(m.get(id) ?? NOTHING, f.event)));
             return;
           }
+          follows.current.get(id)?.();
+          follows.current.delete(id);
           clearTimeout(timer.current);
           timer.current = setTimeout(() => ended.current(), 50);
         }),
       );
     }
-  }, [key]);
+  }, [rows]);
   useEffect(() => () => {
     clearTimeout(timer.current);
     for (const undo of follows.current.values()) undo();

@@ -132,11 +132,11 @@ export function createRunStream(fetcher: Fetcher): RunStream {
           await res.body?.cancel();
           retry = true;
         } else {
+          failures = 0;
           for await (const f of readSse(res)) {
             if (conn !== c) break;
             dispatch(c, f);
           }
-          failures = 0;
           // Ended before its runs did (the server went away): open it again.
           retry = c.runs.size > 0;
         }

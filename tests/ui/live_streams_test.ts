@@ -3,7 +3,8 @@
  * tab keep at most one event stream open between them (a browser opens only six HTTP/1.1 connections
  * per host), so the tab's other requests still answer while they are live; the Runs list shows the
  * live runs with their mode uncut and updates each one when it ends; the run chooser's columns line
- * up; and once the runs have ended no stream of the tab is left open. Screenshots at 1280 and 1000 px
+ * up; once the runs have ended no stream of the tab is left open; and a run of another process (a
+ * terminal) that ends while the list is shown is updated too. Screenshots at 1280 and 1000 px
  * go to tests/.artifacts/live-streams/.
  *
  * @module
@@ -13,6 +14,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Page, Request } from "playwright-core";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
+import { runCli } from "../helpers/cli.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { startWorkbenchProcess } from "../helpers/workbench.ts";
@@ -62,6 +64,11 @@ Deno.test("ten live runs in one tab: one stream, other requests answer, the Runs
       { name: "careful", default: true, instructions: "Check twice." },
       { name: "quick", instructions: "Be quick." },
     ],
+  });
+  // A run of another process (a terminal) that the Runs list shows while it ends.
+  const otherDir = await writeHarness(join(cwd.path, "harnesses"), "other", {
+    name: "Other",
+    model: scripted([{ text: "done from a terminal", delay_ms: 8000 }]),
   });
   await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
   await using tb = await launchBrowser();
@@ -171,6 +178,26 @@ Deno.test("ten live runs in one tab: one stream, other requests answer, the Runs
     // The Run request's own stream and the tab's live stream (and, for a moment, the one it
     // replaces when the runs on screen change): never one per run.
     assert.ok(streams.most() <= 3, `at most 3 streams at once, saw ${streams.most()}`);
+  });
+
+  await t.step("a run of another process is updated too when it ends", async () => {
+    const cli = runCli(["run", otherDir, "--input", "from a terminal", "--approve", "--json"], {
+      home: home.path,
+      cwd: cwd.path,
+    });
+    let runId = "";
+    await until(async () => {
+      const res = await fetch(`${wb.url}/api/harnesses/other/runs`);
+      const first = (await res.json()).data.runs[0];
+      runId = first?.run_id ?? "";
+      return first?.status === "running";
+    }, "the terminal's run to start");
+    await openPage(page, `${wb.url}/h/other/runs`);
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    await row.locator('[data-status="running"]').waitFor();
+    await row.locator('[data-status="success"]').waitFor({ timeout: 30_000 });
+    assert.equal((await cli).code, 0);
+    await until(() => streams.open().length === 0, `streams still open: ${streams.open()}`);
   });
 
   await t.step("nothing failed in the page and nothing left 127.0.0.1", () => {
