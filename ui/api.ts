@@ -128,7 +128,10 @@ export interface SseEvent {
 }
 
 /**
- * Reads server-sent events from a response body as they arrive.
+ * Reads server-sent events from a response body as they arrive. A reader that stops early (a
+ * `break` or `return` in its loop, an error) cancels the body, which ends the request: a browser
+ * opens only six connections to a host, and a stream nobody reads would hold one until the server
+ * ends it.
  *
  * @param res A `text/event-stream` response.
  * @returns The events; the iteration ends with the stream.
@@ -137,10 +140,14 @@ export async function* readSse(res: Response): AsyncGenerator<SseEvent> {
   if (!res.body) return;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
+  let ended = false;
   try {
     while (true) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
       buffer += value.replace(/\r\n?/g, "\n");
       let cut: number;
       while ((cut = buffer.indexOf("\n\n")) >= 0) {
@@ -151,6 +158,8 @@ export async function* readSse(res: Response): AsyncGenerator<SseEvent> {
       }
     }
   } finally {
+    // Cancelling the decoder's side cancels the body it is piped from.
+    if (!ended) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Starting a run from the page and opening its live Trace: the request streams, and as soon as the
- * run is accepted its id is known, the stream is let go (the run goes on whatever the page does) and
- * the Trace of the run follows it by its own event stream.
+ * run is accepted its id is known, the request is ended (the run goes on whatever the page does) and
+ * the Trace of the run follows it over the page's one stream of live runs (`ui/run_stream.ts`).
  *
  * @module
  */
@@ -31,7 +31,8 @@ export async function startAndFollow(
   for await (const frame of readSse(res)) {
     if (frame.event !== "run_accepted") continue;
     const runId = (frame.data as { run_id: string }).run_id;
-    await res.body?.cancel().catch(() => {});
+    // Leaving the loop cancels the request (readSse): it must not hold one of the browser's six
+    // connections to this host while the run goes on.
     store.cache.refresh(paths.runs(harnessId));
     store.navigate(withRoute(store.route.value, { harness: harnessId, tab: "trace", run: runId }));
     return runId;

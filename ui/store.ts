@@ -11,6 +11,7 @@ import { createContext } from "preact";
 import { useContext, useEffect } from "preact/hooks";
 import { ApiError, callApi, type Fetcher } from "./api.ts";
 import { type Route, routeHref } from "./route.ts";
+import { createRunStream, type RunStream } from "./run_stream.ts";
 import type { Health } from "./types.ts";
 
 /** What the API answered for one path. */
@@ -151,6 +152,8 @@ export interface Store {
   route: Signal<Route>;
   cache: ApiCache;
   fetcher: Fetcher;
+  /** The page's one stream of live runs. */
+  live: RunStream;
   health: Health;
   notice: Signal<Notice | null>;
   /** Whether the chat column is hidden (the workspace takes its room). */
@@ -184,6 +187,7 @@ export function createStore(
     route,
     cache: createApiCache(init.fetcher, init.data, init.errors),
     fetcher: init.fetcher,
+    live: createRunStream(init.fetcher),
     health: init.health,
     notice,
     chatHidden: signal(false),

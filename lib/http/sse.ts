@@ -83,3 +83,19 @@ export function sseResponse(
     },
   });
 }
+
+/**
+ * Streams frames made for this one response, giving their producer a signal that aborts when the
+ * stream ends (finished, or the client went away), so it stops reading and waiting for nobody.
+ *
+ * @example
+ * ```ts
+ * return sseWhileOpen((signal) => followSomething(signal));
+ * ```
+ * @param make Makes the frames, given the signal.
+ * @returns The response.
+ */
+export function sseWhileOpen(make: (signal: AbortSignal) => AsyncIterable<SseFrame>): Response {
+  const gone = new AbortController();
+  return sseResponse(make(gone.signal), { onClose: () => gone.abort() });
+}

@@ -25,6 +25,7 @@ const POLL_MS = 200;
  * @param harness The harness that asks (id and folder).
  * @param runId The run id.
  * @param afterSeq The last seq the client has.
+ * @param signal Ends the frames (the client went away): a journal is no longer read for it.
  * @returns The frames.
  */
 export async function* runEventFrames(
@@ -32,6 +33,7 @@ export async function* runEventFrames(
   harness: HarnessRef,
   runId: string,
   afterSeq = 0,
+  signal?: AbortSignal,
 ): AsyncGenerator<RunFrame> {
   const row = findRun(db, harness, runId);
   const live = activeRun(runId);
@@ -103,6 +105,7 @@ export async function* runEventFrames(
       };
       break;
     }
+    if (signal?.aborted) return;
     await new Promise((res) => setTimeout(res, POLL_MS));
   }
   yield { frame: "run_result", ...finished };

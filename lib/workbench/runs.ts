@@ -13,6 +13,8 @@ import { foldContext, type FoldedContext } from "../journal/fold.ts";
 import { findRun, getTrace, getTracePage, type Trace } from "../journal/trace.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import { liveState, type LiveView } from "../runs/controls.ts";
+import { runEventFrames } from "../runs/events.ts";
+import { type RunCursor, type RunSetFrame, runSetFrames } from "../runs/run_set.ts";
 import { COPILOT_ID } from "./catalog.ts";
 
 /**
@@ -62,6 +64,30 @@ export async function runView(
     live: !!activeRun(row.run_id),
     live_state: liveState(row.run_id),
   };
+}
+
+/**
+ * Follows several target runs over one stream (`GET /api/runs/events`): each run is looked up first,
+ * so an unknown run (or one of the copilot's) is `not_found` before anything is streamed.
+ *
+ * @param db The hive.
+ * @param cursors The runs and where the client stands in each.
+ * @param signal Ends the stream (the client went away).
+ * @returns Their frames, merged.
+ */
+export function followTargetRuns(
+  db: Hive,
+  cursors: RunCursor[],
+  signal?: AbortSignal,
+): AsyncGenerator<RunSetFrame> {
+  const sources = cursors.map((cursor) => {
+    const row = targetRun(db, cursor.run_id);
+    return {
+      cursor,
+      frames: () => runEventFrames(db, harnessOfRun(row), row.run_id, cursor.after, signal),
+    };
+  });
+  return runSetFrames(sources, signal);
 }
 
 /**

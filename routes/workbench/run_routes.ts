@@ -1,7 +1,7 @@
 /**
  * The workbench's runs: a harness's runs and statistics, a new run through the run service (JSON, or
- * SSE with `?stream=true`), and any target run by id: its trace, stop, folded context, journal bytes
- * and a resumable event stream.
+ * SSE with `?stream=true`), any target run by id: its trace, stop, folded context, journal bytes
+ * and a resumable event stream, and the events of several runs over one resumable stream.
  *
  * @module
  */
@@ -11,14 +11,21 @@ import { FrameworkError } from "../../lib/errors.ts";
 import { harnessOfRun } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { okResponse } from "../../lib/http/response.ts";
-import { sseResponse } from "../../lib/http/sse.ts";
+import { sseResponse, sseWhileOpen } from "../../lib/http/sse.ts";
 import { readJournalBytes } from "../../lib/journal/trace.ts";
 import { lastEventId } from "../../lib/requests.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
+import { readRunSet, sseRunSetFrames } from "../../lib/runs/run_set.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { harnessDirOf, harnessRefOf } from "../../lib/workbench/catalog.ts";
-import { harnessRuns, runContext, runView, targetRun } from "../../lib/workbench/runs.ts";
+import {
+  followTargetRuns,
+  harnessRuns,
+  runContext,
+  runView,
+  targetRun,
+} from "../../lib/workbench/runs.ts";
 import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
 
 /**
@@ -55,6 +62,14 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
     if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
     return okResponse(await run.result);
   });
+  // Before /api/runs/:id, which would take "events" for a run id.
+  app.get("/api/runs/events", (c) => {
+    const cursors = readRunSet(
+      c.req.query("runs"),
+      c.req.header("last-event-id") ?? c.req.query("last_event_id"),
+    );
+    return sseWhileOpen((signal) => sseRunSetFrames(followTargetRuns(hive, cursors, signal)));
+  });
   app.get("/api/runs/:id", async (c) => {
     const limit = wholeNumber(c.req.query("limit"), { name: "limit", min: 0, fallback: undefined });
     const from = wholeNumber(c.req.query("from"), { name: "from", min: 1, fallback: 1 });
@@ -88,7 +103,9 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
   app.get("/api/runs/:id/events", (c) => {
     const row = targetRun(hive, c.req.param("id"));
     const after = lastEventId(c.req.header("last-event-id"), c.req.query("last_event_id"));
-    return sseResponse(sseFrames(runEventFrames(hive, harnessOfRun(row), row.run_id, after)));
+    return sseWhileOpen((signal) =>
+      sseFrames(runEventFrames(hive, harnessOfRun(row), row.run_id, after, signal))
+    );
   });
   return app;
 }

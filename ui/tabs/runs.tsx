@@ -17,6 +17,7 @@ import { useShortcuts } from "../keys.ts";
 import { paths, RUNS_PAGE } from "../paths.ts";
 import { routeHref, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
+import { elapsedSince, useLiveRows, useNow } from "../live_runs.ts";
 import type { HarnessDetail, RunListRow } from "../types.ts";
 
 const FILTERS = ["", ...RUN_STATUSES, "running"];
@@ -35,6 +36,10 @@ export function Runs(props: { harness: HarnessDetail }) {
   const runs = useApi<{ runs: RunListRow[] }>(paths.runs(props.harness.id, status, before));
   const rows = runs.data?.runs ?? [];
   const [cursor, setCursor] = useState(-1);
+  // Live runs: cost and turns from their events, a ticking duration, and the list read again when
+  // one ends.
+  const tallies = useLiveRows(props.harness.id, rows);
+  const now = useNow(rows.some((r) => r.status === "running"));
 
   useShortcuts({
     j: () => setCursor((c) => Math.min(rows.length - 1, c + 1)),
@@ -83,6 +88,8 @@ export function Runs(props: { harness: HarnessDetail }) {
               <tbody>
                 {rows.map((r, i) => {
                   const to = withRoute(route, { tab: "trace", run: r.run_id });
+                  const running = r.status === "running";
+                  const tally = running ? tallies.get(r.run_id) : undefined;
                   return (
                     <tr
                       key={r.run_id}
@@ -117,7 +124,10 @@ export function Runs(props: { harness: HarnessDetail }) {
                               <StatusBadge status={r.status} />
                               {r.live_state.playbook
                                 ? (
-                                  <span class="muted small" title="Mode">
+                                  <span
+                                    class="live-mode muted small"
+                                    title={`Mode: ${r.live_state.playbook}`}
+                                  >
                                     {r.live_state.playbook}
                                   </span>
                                 )
@@ -126,9 +136,13 @@ export function Runs(props: { harness: HarnessDetail }) {
                           )
                           : <StatusBadge status={r.status} />}
                       </td>
-                      <td class="num">{formatCost(r.cost_usd)}</td>
-                      <td class="num">{r.turns}</td>
-                      <td class="num">{formatDuration(r.duration_ms)}</td>
+                      <td class="num">{formatCost(tally?.cost_usd ?? r.cost_usd)}</td>
+                      <td class="num">{tally?.turns ?? r.turns}</td>
+                      <td class="num">
+                        {formatDuration(
+                          running ? elapsedSince(r.started_at, now) : r.duration_ms,
+                        )}
+                      </td>
                       <td>
                         <Time iso={r.started_at} />
                       </td>

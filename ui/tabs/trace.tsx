@@ -8,7 +8,7 @@
  */
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { callApi, readSse } from "../api.ts";
+import { callApi } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
@@ -20,6 +20,8 @@ import { useShortcuts } from "../keys.ts";
 import { paths, TRACE_PAGE, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
+import { elapsedSince, useLiveRows, useNow, useRunFrames } from "../live_runs.ts";
+import { runTally } from "../../lib/journal/tally.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
 import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
@@ -118,6 +120,8 @@ function currentState(trace: TraceView, events: JournalEvent[]): LiveView | null
 function RunPicker(props: { harness: HarnessDetail }) {
   const route = useStore().route.value;
   const runs = useApi<{ runs: RunRow[] }>(paths.runs(props.harness.id));
+  // Runs still going are followed, and the list read again when one ends.
+  useLiveRows(props.harness.id, runs.data?.runs ?? []);
   if (!runs.data) return <Pending error={runs.error} what="the runs" />;
   if (!runs.data.runs.length) {
     return (
@@ -188,33 +192,12 @@ function RunTrace(props: { runId: string }) {
     return () => abort.abort();
   }, [props.runId, trace?.events.length, trace?.event_count, needsMore]);
 
-  // A live run: follow its events until it ends, then read the finished trace.
-  useEffect(() => {
-    if (!trace?.live) return;
-    const abort = new AbortController();
-    const last = trace.events.at(-1)?.seq ?? 0;
-    (async () => {
-      try {
-        const res = await store.fetcher(`/api/runs/${encodeURIComponent(props.runId)}/events`, {
-          headers: { "last-event-id": String(last) },
-          signal: abort.signal,
-        });
-        for await (const f of readSse(res)) {
-          if (f.event === "trace") {
-            const e = f.data as JournalEvent;
-            setLiveEvents((xs) => [...xs, e]);
-          }
-        }
-      } catch {
-        // stopped following
-      }
-      if (!abort.signal.aborted) {
-        setLiveEvents([]);
-        await store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true);
-      }
-    })();
-    return () => abort.abort();
-  }, [trace?.live, props.runId]);
+  // A live run: follow its events over the page's live stream until it ends, then read the
+  // finished trace (the events that came stay shown until the pages after the first have loaded).
+  useRunFrames(trace?.live ? props.runId : null, trace?.events.at(-1)?.seq ?? 0, (f) => {
+    if (f.kind === "trace") setLiveEvents((xs) => [...xs, f.event]);
+    else void store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true);
+  });
 
   const events = useMemo(() => {
     const first = trace?.events ?? [];
@@ -296,6 +279,12 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   };
 
   const live = currentState(trace, events);
+  // A live run's row has no cost, turns or duration yet: its events so far and the clock say them.
+  const now = useNow(trace.live);
+  const tally = useMemo(() => trace.live ? runTally(events) : null, [trace.live, events]);
+  const figures = tally
+    ? { ...tally, duration_ms: elapsedSince(run.started_at, now) }
+    : { cost_usd: run.cost_usd, turns: run.turns, duration_ms: run.duration_ms };
   // A resumed fork: its replayed prefix is dimmed and its first live event marked.
   const lastReplayed = events.findLast((e) => e.type === "replayed")?.seq;
   const reentrySeq = lastReplayed === undefined
@@ -335,14 +324,14 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           )}
         </div>
         <div class="trace-stats">
-          <span class="kv">
-            <span>cost</span> {formatCost(run.cost_usd)}
+          <span class="kv" data-stat="cost">
+            <span>cost</span> {formatCost(figures.cost_usd)}
           </span>
-          <span class="kv">
-            <span>turns</span> {run.turns}
+          <span class="kv" data-stat="turns">
+            <span>turns</span> {figures.turns}
           </span>
-          <span class="kv">
-            <span>duration</span> {formatDuration(run.duration_ms)}
+          <span class="kv" data-stat="duration">
+            <span>duration</span> {formatDuration(figures.duration_ms)}
           </span>
           <span class="kv">
             <span>started</span> <Time iso={run.started_at} />
@@ -372,7 +361,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
       {live || counts.has("steering_delivered")
         ? <SteerBox runId={run.run_id} live={!!live} />
         : null}
-      <DelegationPanel events={events} totalCost={run.cost_usd} />
+      <DelegationPanel events={events} totalCost={figures.cost_usd} />
       <LineagePanel runId={run.run_id} live={trace.live} />
       <Integrity trace={trace} />
       {run.failure_signature
