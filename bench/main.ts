@@ -11,6 +11,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   spec_edit: () => import("./spec_edit_bench.ts"),
   runs: () => import("./runs_bench.ts"),
   journal: () => import("./journal_bench.ts"),
+  journal_sha256: () => import("./journal_sha256_bench.ts"),
   stats: () => import("./stats_bench.ts"),
   auth: () => import("./auth_bench.ts"),
   control_plane: () => import("./control_plane_bench.ts"),

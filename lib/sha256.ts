@@ -3,7 +3,9 @@
  * nothing that outlives the call. The journal verifier hashes every line of a file with it, so its
  * memory stays bounded by one line; node:crypto's `createHash` makes one native object per line,
  * which is freed only by a full collection, and a long journal's verification grew by tens of MB.
- * Hashes that are made one at a time (the writer's) keep using node:crypto.
+ * Hashes that are made one at a time (the writer's) keep using node:crypto. `@noble/hashes` keeps the
+ * memory as flat but made verification a quarter slower (docs/decisions.md;
+ * bench/journal_sha256_bench.ts).
  *
  * @module
  */
