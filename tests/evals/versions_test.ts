@@ -172,6 +172,11 @@ Deno.test("versions: three versions evaluated, compared case by case and by sign
       assert.equal((await loadSpec(dir)).version, v1);
       assert.equal(harnessStats(db, ref).runs.total, 2, "the copy's runs are not the harness's");
       assert.equal(compareVersions(db, ref, v1, v2).evals.b!.eval_id, measured.eval_id);
+      // The timeline and the comparison count the same runs: the folder's and the copy's eval runs.
+      const listed = versionTimeline(db, ref, v1).find((v) => v.version === v2)!;
+      const compared = compareVersions(db, ref, v1, v2).metrics.b;
+      assert.deepEqual([listed.runs, listed.eval_runs], [0, 4], "2 in the folder, 2 on the copy");
+      assert.deepEqual([compared.runs, compared.eval_runs], [listed.runs, listed.eval_runs]);
     },
   );
 
