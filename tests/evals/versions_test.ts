@@ -10,7 +10,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { setField } from "../../lib/construct/set_field.ts";
-import { restoreVersion } from "../../lib/construct/restore_version.ts";
+import {
+  frozenRootsChangedByRestore,
+  restoreVersion,
+} from "../../lib/construct/restore_version.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
 import { runEval, runEvalOnText } from "../../lib/evals/run_eval.ts";
 import { openHive } from "../../lib/hive/open.ts";
@@ -138,6 +141,10 @@ Deno.test("versions: three versions evaluated, compared case by case and by sign
   });
 
   await t.step("restore brings back v1's exact bytes as a new version", async () => {
+    // The page asks first which frozen fields a restore would change (the versions differ in model).
+    assert.deepEqual(await frozenRootsChangedByRestore(db, ref, v1, "workbench"), ["model"]);
+    assert.deepEqual(await frozenRootsChangedByRestore(db, ref, v1, "local"), []);
+    await assert.rejects(frozenRootsChangedByRestore(db, ref, "abcdef", "workbench"), /No version/);
     const before = listSpecVersions(db, ref);
     const v1Row = before.find((v) => v.version === v1)!;
     const r = await restoreVersion(db, ref, v1.slice(0, 10), { actor: "cli", policy: "local" });
