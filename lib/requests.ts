@@ -152,6 +152,13 @@ export const SPEC_TEXT_REQUEST = {
   example: '{"text": "<the whole harness.yaml>"}',
 };
 
+/** `POST /api/harnesses/{id}/spec/frozen-changes`: a whole `harness.yaml` to check before saving. */
+export const SPEC_CHECK_REQUEST = {
+  schema: z.strictObject({ text: z.string() }),
+  what: "harness.yaml check",
+  example: '{"text": "<the whole harness.yaml>"}',
+};
+
 const createHarnessBody = z.strictObject({
   id: z.string(),
   template: z.string().optional(),

@@ -49,6 +49,28 @@ export interface Delegation {
   turns: number;
 }
 
+/** The reason of a run a person (or a client) stopped: it ends `error`, reason `stopped`. */
+export const STOPPED_REASON = "stopped";
+
+/**
+ * How a run's outcome reads wherever runs are listed: its status, except that a run someone stopped
+ * (status `error`, reason `stopped`) reads `stopped` — it did not fail. The status itself stays
+ * `error` everywhere it is stored or sent.
+ *
+ * @example
+ * ```ts
+ * runOutcome("error", "stopped"); // "stopped"
+ * runOutcome("error", "provider:http_429"); // "error"
+ * runOutcome("success"); // "success"
+ * ```
+ * @param status The run's status (or `running`).
+ * @param reason Why it ended, when it did not succeed (the first part decides).
+ * @returns The status, or `stopped`.
+ */
+export function runOutcome(status: string, reason?: string | null): string {
+  return status === "error" && reason?.split(":")[0] === STOPPED_REASON ? STOPPED_REASON : status;
+}
+
 /**
  * Checks a status name.
  *

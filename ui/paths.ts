@@ -33,6 +33,7 @@ export const paths = {
   conversation: (id: string) => `/api/conversations/${e(id)}`,
   harness: (id: string) => `/api/harnesses/${e(id)}`,
   spec: (id: string) => `/api/harnesses/${e(id)}/spec`,
+  specFrozenChanges: (id: string) => `/api/harnesses/${e(id)}/spec/frozen-changes`,
   runs: (id: string, status?: string, before?: string, limit = RUNS_PAGE) =>
     withQuery(`/api/harnesses/${e(id)}/runs`, { status, before, limit }),
   trace: (runId: string, limit?: number, from?: number) =>
@@ -57,6 +58,8 @@ export const paths = {
     withQuery(`/api/harnesses/${e(id)}/versions/compare`, { a, b, set }),
   restore: (id: string, version: string) =>
     `/api/harnesses/${e(id)}/versions/${e(version)}/restore`,
+  restoreFrozenChanges: (id: string, version: string) =>
+    `/api/harnesses/${e(id)}/versions/${e(version)}/frozen-changes`,
   evals: (id: string) => `/api/harnesses/${e(id)}/evals`,
   measure: (id: string, pid: string) => `/api/harnesses/${e(id)}/proposals/${e(pid)}/measure`,
   trust: (id: string) => `/api/harnesses/${e(id)}/trust`,

@@ -143,9 +143,14 @@ export function createApiCache(
 
 /** A short notice shown at the bottom of the page. */
 export interface Notice {
+  /** Tells notices apart (each goes away on its own timer). */
+  id: number;
   text: string;
   kind: "info" | "error";
 }
+
+/** At most this many notices show at once (the oldest goes first). */
+export const MAX_NOTICES = 3;
 
 /** The shared state of a page. */
 export interface Store {
@@ -155,13 +160,16 @@ export interface Store {
   /** The page's one stream of live runs. */
   live: RunStream;
   health: Health;
-  notice: Signal<Notice | null>;
+  /** The notices showing, oldest first. */
+  notices: Signal<Notice[]>;
   /** Whether the chat column is hidden (the workspace takes its room). */
   chatHidden: Signal<boolean>;
   /** Goes to a route (adds a history entry unless `replace`). */
   navigate(route: Route, options?: { replace?: boolean }): void;
-  /** Shows a notice for a few seconds. */
+  /** Shows a notice for a few seconds, below the ones already showing. */
   notify(text: string, kind?: Notice["kind"]): void;
+  /** Takes a notice away. */
+  dismiss(id: number): void;
 }
 
 /**
@@ -180,8 +188,11 @@ export function createStore(
   },
 ): Store {
   const route = signal(init.route);
-  const notice = signal<Notice | null>(null);
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const notices = signal<Notice[]>([]);
+  let lastId = 0;
+  const dismiss = (id: number) => {
+    notices.value = notices.value.filter((n) => n.id !== id);
+  };
   const inBrowser = typeof document !== "undefined";
   return {
     route,
@@ -189,7 +200,7 @@ export function createStore(
     fetcher: init.fetcher,
     live: createRunStream(init.fetcher),
     health: init.health,
-    notice,
+    notices,
     chatHidden: signal(false),
     navigate(next, options = {}) {
       if (inBrowser && next.page !== route.value.page) {
@@ -207,10 +218,13 @@ export function createStore(
       route.value = next;
     },
     notify(text, kind = "info") {
-      notice.value = { text, kind };
-      clearTimeout(timer);
-      if (inBrowser) timer = setTimeout(() => notice.value = null, kind === "error" ? 8000 : 4000);
+      const id = ++lastId;
+      // The same text again replaces the one showing (a repeated action is one notice).
+      notices.value = [...notices.value.filter((n) => n.text !== text), { id, text, kind }]
+        .slice(-MAX_NOTICES);
+      if (inBrowser) setTimeout(() => dismiss(id), kind === "error" ? 8000 : 4000);
     },
+    dismiss,
   };
 }
 

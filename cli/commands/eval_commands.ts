@@ -106,7 +106,7 @@ export function registerEvalCommands(program: Command): void {
           ? list.map((v) =>
             `${v.current ? "*" : " "} ${v.version.slice(0, 12)}  ${v.source.padEnd(14)} ${
               String(v.runs).padStart(5)
-            } runs  ${v.created_at}`
+            } live ${String(v.eval_runs).padStart(5)} eval runs  ${v.created_at}`
           ).join("\n")
           : "No versions recorded yet.";
         return { data: { harness_id: ref.id, versions: list }, text };

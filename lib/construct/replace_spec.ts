@@ -10,8 +10,8 @@
 import { badInput, FrameworkError } from "../errors.ts";
 import { openHive } from "../hive/open.ts";
 import { latestSpecVersionIn } from "../hive/spec_versions.ts";
-import { frozenRoots } from "../spec/frozen.ts";
-import { parseSpecText } from "../spec/load.ts";
+import { type EditPolicy, frozenRoots } from "../spec/frozen.ts";
+import { parseSpecText, readSpecText, resolveHarnessDir } from "../spec/load.ts";
 import { canonicalJson } from "../hash.ts";
 import { specVersion } from "../spec/version.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
@@ -49,6 +49,58 @@ export function valuesAt(value: unknown, root: string): string[] {
     found = next;
   }
   return found.map(([at, v]) => `${at}=${canonicalJson(v ?? null)}`).sort();
+}
+
+/**
+ * The frozen roots whose values differ between two parsed specs: what a whole-text write of `after`
+ * over `before` would change that the writer may not (without confirming). When `before` is unknown
+ * (the file does not parse and no version is recorded), nothing can be compared: the first root
+ * stands for all of them.
+ *
+ * @param before The spec value written now (undefined when unknown).
+ * @param after The spec value to write (undefined when it does not parse).
+ * @param roots The frozen roots of the writer's policy.
+ * @returns The roots it would change, in the order of `roots`.
+ */
+export function changedFrozenRoots(
+  before: unknown,
+  after: unknown,
+  roots: readonly string[],
+): string[] {
+  if (before === undefined) return roots.slice(0, 1);
+  return roots.filter((root) =>
+    valuesAt(before, root).join("\n") !== valuesAt(after ?? {}, root).join("\n")
+  );
+}
+
+/**
+ * The frozen roots that writing a whole `harness.yaml` would change under an edit policy, asked
+ * before writing it so a page can have the person confirm first (instead of being refused). The
+ * write itself checks again, under the lock.
+ *
+ * @example
+ * ```ts
+ * await frozenRootsChangedByText("./h", newText, "workbench"); // ["model"]
+ * ```
+ * @param harnessDir The harness folder.
+ * @param text The whole new text.
+ * @param policy The writer's edit policy.
+ * @returns The frozen roots it would change (empty: it may be written without confirming).
+ */
+export async function frozenRootsChangedByText(
+  harnessDir: string,
+  text: string,
+  policy: EditPolicy,
+): Promise<string[]> {
+  const roots = frozenRoots(policy);
+  if (!roots.length) return [];
+  const dir = await resolveHarnessDir(harnessDir);
+  const current = parseSpecText(await readSpecText(dir)).value;
+  return changedFrozenRoots(
+    current ?? lastRecordedValue(dir),
+    parseSpecText(text).value,
+    roots,
+  );
 }
 
 /** The value of the newest version recorded for a folder, or undefined. */
@@ -106,11 +158,8 @@ export async function replaceSpecText(
           { frozen_root: roots[0] },
         );
       }
-      for (const root of roots) {
-        const before = valuesAt(baseline ?? {}, root).join("\n");
-        const after = valuesAt(next.value ?? {}, root).join("\n");
-        if (before !== after) throw frozenError(describe, root, options.policy);
-      }
+      const [changed] = changedFrozenRoots(baseline, next.value, roots);
+      if (changed) throw frozenError(describe, changed, options.policy);
       // The log names the versions: the texts themselves are in the hive's spec versions.
       return {
         text: normalized,

@@ -11,7 +11,8 @@ import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { findSpecVersion } from "../hive/spec_versions.ts";
 import type { MutationResult } from "./mutate.ts";
-import { replaceSpecText } from "./replace_spec.ts";
+import { frozenRootsChangedByText, replaceSpecText } from "./replace_spec.ts";
+import type { EditPolicy } from "../spec/frozen.ts";
 import type { ChangeOptions } from "./set_field.ts";
 
 /**
@@ -35,6 +36,35 @@ export async function restoreVersion(
   version: string,
   options: ChangeOptions,
 ): Promise<MutationResult> {
+  return await replaceSpecText(harness.dir, versionText(db, harness, version), {
+    ...options,
+    op: "restore",
+    source: "restore",
+  });
+}
+
+/**
+ * The frozen roots that restoring a version would change under an edit policy: asked before the
+ * restore, so a page has the person confirm first instead of being refused.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param version A version hash, or a unique prefix of one.
+ * @param policy The writer's edit policy.
+ * @returns The frozen roots it would change.
+ * @throws `not_found` for an unknown version.
+ */
+export async function frozenRootsChangedByRestore(
+  db: Hive,
+  harness: HarnessRef,
+  version: string,
+  policy: EditPolicy,
+): Promise<string[]> {
+  return await frozenRootsChangedByText(harness.dir, versionText(db, harness, version), policy);
+}
+
+/** A recorded version's `harness.yaml`, or `not_found`. */
+function versionText(db: Hive, harness: HarnessRef, version: string): string {
   const row = findSpecVersion(db, harness, version);
   if (!row) {
     throw notFound(
@@ -44,9 +74,5 @@ export async function restoreVersion(
       { version },
     );
   }
-  return await replaceSpecText(harness.dir, row.yaml, {
-    ...options,
-    op: "restore",
-    source: "restore",
-  });
+  return row.yaml;
 }

@@ -28,8 +28,12 @@ export interface VersionEntry {
   yaml: string;
   source: string;
   created_at: string;
-  /** Runs made with this version (live and eval). */
+  /** Its finished live runs: the comparison counts them alike ({@link runFiguresByVersion}). */
   runs: number;
+  /** Its finished evaluation runs outside the live figures, in the folder or on a copy. */
+  eval_runs: number;
+  /** Its runs still going. */
+  running: number;
   /** Its live runs' success rate and mean cost per run (null without any). */
   success_rate: number | null;
   cost_usd: number | null;
@@ -60,6 +64,8 @@ export function versionTimeline(
     source: v.source,
     created_at: v.created_at,
     runs: figures.get(v.version)?.runs ?? 0,
+    eval_runs: figures.get(v.version)?.eval_runs ?? 0,
+    running: figures.get(v.version)?.running ?? 0,
     success_rate: figures.get(v.version)?.success_rate ?? null,
     cost_usd: figures.get(v.version)?.cost_usd ?? null,
     current: v.version === current,
@@ -142,8 +148,10 @@ export function compareVersions(
       );
     }
   }
-  const ma = versionMetrics(db, harness, va!.version);
-  const mb = versionMetrics(db, harness, vb!.version);
+  // The counts come from the timeline's function: both views count the same runs.
+  const figures = runFiguresByVersion(db, harness, [va!.version, vb!.version]);
+  const ma = versionMetrics(db, harness, va!.version, figures.get(va!.version));
+  const mb = versionMetrics(db, harness, vb!.version, figures.get(vb!.version));
   const delta = Object.fromEntries(
     (Object.keys(ma) as (keyof VersionMetrics)[]).map((k) => {
       const x = ma[k];

@@ -108,6 +108,12 @@ export function yamlChangeIsNoop(spec: unknown, change: Pick<YamlChange, "path" 
   return resolved.exists && canonicalJson(resolved.value) === canonicalJson(change.value ?? null);
 }
 
+/** The value a dotted path holds in the spec before a change (null when it is not set). */
+function valueBefore(spec: unknown, path: string): unknown {
+  const resolved = resolvePath(spec, path);
+  return resolved.exists ? resolved.value ?? null : null;
+}
+
 /**
  * Drafts and queues a proposal. Changes to frozen roots, unknown paths, and files outside the harness,
  * in sensitive paths or onto `harness.yaml` are recorded as `blocked`.
@@ -173,7 +179,7 @@ export async function proposeImprovement(
       op: c.op,
       ...(c.op === "set" ? { value: c.value ?? null } : {}),
       status: verdict.ok ? "pending" : "blocked",
-      ...(verdict.ok ? {} : { reason: verdict.reason }),
+      ...(verdict.ok ? { old: valueBefore(specValue, c.path) } : { reason: verdict.reason }),
     };
     if (verdict.ok && yamlChangeIsNoop(specValue, change)) {
       Object.assign(change, { status: "skipped", noop: true, reason: NOOP_REASON });

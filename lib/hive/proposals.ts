@@ -27,6 +27,12 @@ export interface YamlChange {
   reason?: string;
   /** Skipped at draft because it would change nothing. */
   noop?: boolean;
+  /**
+   * The value at the path when the proposal was drafted (null: the path was not set), so a person
+   * sees old → new. Absent for a blocked change (a frozen field's value is not copied into the
+   * record) and in proposals drafted before it was recorded.
+   */
+  old?: unknown;
 }
 
 /** A change of a file of the harness. */

@@ -38,7 +38,13 @@ export interface RunRow {
   /** 1 when the run counts in the harness's live-run fitness (0: an eval run). */
   live: number;
   failure_signature: string | null;
+  /** Why it did not succeed, as `<reason>: <message>` (null for a success or a running run). */
   error: string | null;
+  /**
+   * The reason alone (`stopped`, `timeout`, `provider:http_429`, …; null for a success or a running
+   * run): what the pages read, with the status, to say how a run ended (`runOutcome`).
+   */
+  reason: string | null;
 }
 
 const EXCERPT = 200;
@@ -127,15 +133,43 @@ export function finishRun(
     journal.head_hash,
     journal.events,
     result.failure_signature,
-    result.error ? `${result.error.reason}: ${result.error.message}` : null,
+    result.error ? runErrorText(result.error) : null,
     result.run_id,
   );
+}
+
+/**
+ * The `error` column of a run that did not succeed: its reason, then its message.
+ *
+ * @param error The run result's reason and message.
+ * @returns `<reason>: <message>`.
+ */
+export function runErrorText(error: { reason: string; message: string }): string {
+  return `${error.reason}: ${error.message}`;
+}
+
+/**
+ * The reason of a run's `error` column (see {@link runErrorText}): the text before the first `": "`.
+ * Reasons are parts joined by `:` without a space, so the first `": "` ends the reason.
+ *
+ * @example
+ * ```ts
+ * reasonOfRunError("stopped: The run was stopped"); // "stopped"
+ * reasonOfRunError(null); // null
+ * ```
+ * @param error The column's text.
+ * @returns The reason, or null.
+ */
+export function reasonOfRunError(error: string | null | undefined): string | null {
+  if (!error) return null;
+  const at = error.indexOf(": ");
+  return at > 0 ? error.slice(0, at) : null;
 }
 
 function toRow(r: Record<string, unknown> | undefined): RunRow | undefined {
   if (!r) return undefined;
   const { owner_pid: _p, owner_start: _s, ...rest } = r;
-  return rest as unknown as RunRow;
+  return { ...rest, reason: reasonOfRunError(rest.error as string | null) } as unknown as RunRow;
 }
 
 /**
@@ -346,7 +380,10 @@ export function traceFoldersWithin(db: Hive, dir: string): string[] {
 
 /** Live-run figures of one spec version (CONTRACT.md compare metrics). */
 export interface VersionMetrics {
+  /** Its finished live runs, as the timeline counts them ({@link runFiguresByVersion}). */
   runs: number;
+  /** Its finished evaluation runs outside the live figures, as the timeline counts them. */
+  eval_runs: number;
   success_rate: number | null;
   /** Mean cost of a run, USD. */
   cost_usd: number | null;
@@ -355,14 +392,21 @@ export interface VersionMetrics {
 }
 
 /**
- * The live runs made with one spec version: how many, how well, how costly, how long.
+ * The live runs made with one spec version: how many, how well, how costly, how long; and how many
+ * evaluation runs it has beside them. The counts are the timeline's ({@link runFiguresByVersion}).
  *
  * @param db The hive.
  * @param harness The harness.
  * @param version The spec version.
+ * @param counts The version's figures from {@link runFiguresByVersion}, when already read.
  * @returns The figures (nulls when the version has no finished run).
  */
-export function versionMetrics(db: Hive, harness: HarnessRef, version: string): VersionMetrics {
+export function versionMetrics(
+  db: Hive,
+  harness: HarnessRef,
+  version: string,
+  counts: VersionRunFigures | undefined = runFiguresByVersion(db, harness, [version]).get(version),
+): VersionMetrics {
   const row = statement(
     db,
     `SELECT count(*) AS n, total(status = 'success') AS ok, total(cost_usd) AS cost, total(turns) AS turns
@@ -378,7 +422,8 @@ export function versionMetrics(db: Hive, harness: HarnessRef, version: string): 
     | { duration_ms: number }
     | undefined)?.duration_ms ?? null;
   return {
-    runs: n,
+    runs: counts?.runs ?? 0,
+    eval_runs: counts?.eval_runs ?? 0,
     success_rate: n ? row.ok / n : null,
     cost_usd: n ? Math.round((row.cost / n) * 1e9) / 1e9 : null,
     avg_turns: n ? row.turns / n : null,
@@ -413,10 +458,20 @@ export function versionSignatures(
   }[]).map((r) => ({ ...r, count: Number(r.count) }));
 }
 
-/** The runs of one spec version, in one line: for a timeline of versions. */
+/**
+ * The runs of one spec version, in one line. The timeline of versions and the comparison of two
+ * both show these counts, so they always agree.
+ */
 export interface VersionRunFigures {
-  /** Every run made with it (live and eval). */
+  /** Its finished runs that count in the harness's figures (`live`): what the rates are over. */
   runs: number;
+  /**
+   * Its finished evaluation runs outside those figures: cases run in the harness's folder, and
+   * cases of an older version or a proposal measured on a temporary copy of the folder.
+   */
+  eval_runs: number;
+  /** Its runs still going (counted in neither, until they finish). */
+  running: number;
   /** Its finished live runs' success rate and mean cost (null without any). */
   success_rate: number | null;
   cost_usd: number | null;
@@ -424,41 +479,71 @@ export interface VersionRunFigures {
 
 /**
  * The runs of every spec version of a harness: its finished runs in one pass over
- * `runs_harness_version` (which holds finished runs only), its running runs from `runs_running`.
+ * `runs_harness_version` (which holds finished runs only), the runs its evaluations made on
+ * temporary copies through `evals_harness` and `runs_eval`, its running runs from `runs_running`.
  *
+ * @example
+ * ```ts
+ * const figures = runFiguresByVersion(openHive(), ref).get(version);
+ * `${figures?.runs ?? 0} live · ${figures?.eval_runs ?? 0} eval runs`;
+ * ```
  * @param db The hive.
  * @param harness The harness.
+ * @param versions Only these versions (a comparison's two), else every version.
  * @returns The figures by version.
  */
-export function runFiguresByVersion(db: Hive, harness: HarnessRef): Map<string, VersionRunFigures> {
+export function runFiguresByVersion(
+  db: Hive,
+  harness: HarnessRef,
+  versions?: readonly string[],
+): Map<string, VersionRunFigures> {
+  const only = (column: string) =>
+    versions ? ` AND ${column} IN (${versions.map(() => "?").join(", ")})` : "";
+  const args = [harness.id, harness.dir, ...(versions ?? [])];
   const finished = statement(
     db,
-    `SELECT spec_version, count(*) AS n, total(live = 1) AS live,
+    `SELECT spec_version, total(live = 1) AS live, total(live = 0) AS evals,
        total(live = 1 AND status = 'success') AS ok,
        total(CASE WHEN live = 1 THEN cost_usd END) AS cost
-     FROM runs WHERE harness_id = ? AND harness_dir = ? AND status != 'running'
+     FROM runs WHERE harness_id = ? AND harness_dir = ?${only("spec_version")}
+       AND status != 'running'
      GROUP BY spec_version`,
-  ).all(harness.id, harness.dir) as {
+  ).all(...args) as {
     spec_version: string;
-    n: number;
     live: number;
+    evals: number;
     ok: number;
     cost: number;
   }[];
+  const onCopies = statement(
+    db,
+    `SELECT r.spec_version, count(*) AS n FROM evals e JOIN runs r ON r.eval_id = e.eval_id
+     WHERE e.harness_id = ? AND e.harness_dir = ?${only("e.spec_version")}
+       AND r.harness_dir != e.harness_dir AND r.live = 0 AND r.status != 'running'
+     GROUP BY r.spec_version`,
+  ).all(...args) as { spec_version: string; n: number }[];
   const running = statement(
     db,
     `SELECT spec_version, count(*) AS n FROM runs INDEXED BY runs_running
-     WHERE status = 'running' AND harness_id = ? AND harness_dir = ? GROUP BY spec_version`,
-  ).all(harness.id, harness.dir) as { spec_version: string; n: number }[];
-  const figures = new Map(finished.map((r) => [r.spec_version, {
-    runs: Number(r.n),
+     WHERE status = 'running' AND harness_id = ? AND harness_dir = ?${only("spec_version")}
+     GROUP BY spec_version`,
+  ).all(...args) as { spec_version: string; n: number }[];
+  const figures = new Map<string, VersionRunFigures>(finished.map((r) => [r.spec_version, {
+    runs: Number(r.live),
+    eval_runs: Number(r.evals),
+    running: 0,
     success_rate: r.live ? r.ok / r.live : null,
     cost_usd: r.live ? Math.round((r.cost / r.live) * 1e9) / 1e9 : null,
   }]));
-  for (const r of running) {
-    const known = figures.get(r.spec_version);
-    if (known) known.runs += Number(r.n);
-    else figures.set(r.spec_version, { runs: Number(r.n), success_rate: null, cost_usd: null });
-  }
+  const of = (version: string) => {
+    let f = figures.get(version);
+    if (!f) {
+      f = { runs: 0, eval_runs: 0, running: 0, success_rate: null, cost_usd: null };
+      figures.set(version, f);
+    }
+    return f;
+  };
+  for (const r of onCopies) of(r.spec_version).eval_runs += Number(r.n);
+  for (const r of running) of(r.spec_version).running += Number(r.n);
   return figures;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RunStatus } from "../run_types.ts";
+import { runOutcome, type RunStatus } from "../run_types.ts";
 
 /**
  * Normalises one part of a signature: lowercase, ids and long numbers replaced, only `[a-z0-9_.-]`.
@@ -41,4 +41,21 @@ export function failureSignature(status: RunStatus, reason: readonly string[]): 
   if (status === "success") return null;
   if (status === "max_turns") return "max_turns";
   return [status, ...reason.map(normalizeReasonPart)].join(":");
+}
+
+/**
+ * How the runs of one failure signature ended, read back from it (its first part is the status,
+ * the rest the normalised reason): `stopped` for `error:stopped`, else the status.
+ *
+ * @example
+ * ```ts
+ * signatureOutcome("error:stopped"); // "stopped"
+ * signatureOutcome("verify_failed:regex:order-id"); // "verify_failed"
+ * ```
+ * @param signature A failure signature.
+ * @returns The outcome (see `runOutcome`).
+ */
+export function signatureOutcome(signature: string): string {
+  const [status = "", ...reason] = signature.split(":");
+  return runOutcome(status, reason.join(":"));
 }

@@ -25,7 +25,7 @@ import { failureSignature } from "./failure_signature.ts";
 import { buildGuardrails, firstTrip, type GuardState } from "./guardrails.ts";
 import { buildHooks } from "./hooks.ts";
 import { composeSystemPrompt } from "./prompt.ts";
-import type { RunResult, RunStatus, TextDelta } from "../run_types.ts";
+import { type RunResult, type RunStatus, STOPPED_REASON, type TextDelta } from "../run_types.ts";
 import { buildValidators } from "./validators.ts";
 import type { Replay } from "./replay.ts";
 import type { DelegationContext, Delegator } from "./delegation.ts";
@@ -326,7 +326,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
           told = (await switchMode(item.name, turn, item.by)) || told;
         } else {
           emit("run_stopped", { turn: turns, by: item.by });
-          throw new RunStop("error", ["stopped"], "The run was stopped");
+          throw new RunStop("error", [STOPPED_REASON], "The run was stopped");
         }
       }
       return told;
@@ -477,7 +477,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     ({ status, reason, message } = classify(err, ctx.signal, timeoutSignal, limits.timeout_s));
     if (status === "guardrail_halt") output = "";
     const by = controls.stoppedNow();
-    if (by !== undefined && reason[0] === "stopped" && !(err instanceof RunStop)) {
+    if (by !== undefined && reason[0] === STOPPED_REASON && !(err instanceof RunStop)) {
       emit("run_stopped", { turn: turns, by, now: true });
     }
   }
@@ -612,7 +612,7 @@ function classify(
     return { status: "error", reason: ["mcp", err.server], message: err.message };
   }
   if (external?.aborted && !timeout.aborted) {
-    return { status: "error", reason: ["stopped"], message: "The run was stopped" };
+    return { status: "error", reason: [STOPPED_REASON], message: "The run was stopped" };
   }
   if (timeout.aborted) {
     return {

@@ -10,12 +10,13 @@ import { Hono } from "hono";
 import { addItem } from "../../lib/construct/add_item.ts";
 import { initHarness } from "../../lib/construct/init_harness.ts";
 import { removeItem } from "../../lib/construct/remove_item.ts";
-import { replaceSpecText } from "../../lib/construct/replace_spec.ts";
+import { frozenRootsChangedByText, replaceSpecText } from "../../lib/construct/replace_spec.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import {
   CREATE_HARNESS_REQUEST,
   readRequest,
+  SPEC_CHECK_REQUEST,
   SPEC_TEXT_REQUEST,
   WORKBENCH_REMOVE_REQUEST,
   WORKBENCH_SET_REQUEST,
@@ -82,6 +83,17 @@ export function harnessRoutes(ctx: WorkbenchContext): WorkbenchApp {
       text: parsed.text,
       issues: parsed.issues,
       frozen: frozenRoots(personPolicy(false)),
+    });
+  });
+  // Which frozen fields a whole text would change: asked before the PUT, so the page confirms first.
+  app.post("/api/harnesses/:id/spec/frozen-changes", async (c) => {
+    const { text } = readRequest(SPEC_CHECK_REQUEST, await ctx.body(c));
+    return okResponse({
+      frozen_changed: await frozenRootsChangedByText(
+        dirOf(c.req.param("id")),
+        text,
+        personPolicy(false),
+      ),
     });
   });
   app.put("/api/harnesses/:id/spec", async (c) => {

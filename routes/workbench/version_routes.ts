@@ -7,7 +7,10 @@
  */
 
 import { Hono } from "hono";
-import { restoreVersion } from "../../lib/construct/restore_version.ts";
+import {
+  frozenRootsChangedByRestore,
+  restoreVersion,
+} from "../../lib/construct/restore_version.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
 import { measureProposal } from "../../lib/evals/measure_proposal.ts";
 import { runEval, runEvalOnText } from "../../lib/evals/run_eval.ts";
@@ -50,6 +53,18 @@ export function versionRoutes(ctx: WorkbenchContext): WorkbenchApp {
     const b = c.req.query("b");
     if (!a || !b) throw notFound("Name both versions: ?a=<version>&b=<version>");
     return okResponse(compareVersions(hive, ref, a, b, c.req.query("set") || undefined));
+  });
+  // Which frozen fields a restore would change: asked first, so the page confirms before it writes.
+  app.get("/api/harnesses/:id/versions/:version/frozen-changes", async (c) => {
+    const ref = harnessRefOf(hive, c.req.param("id"));
+    return okResponse({
+      frozen_changed: await frozenRootsChangedByRestore(
+        hive,
+        ref,
+        c.req.param("version"),
+        personPolicy(false),
+      ),
+    });
   });
   app.post("/api/harnesses/:id/versions/:version/restore", async (c) => {
     const ref = harnessRefOf(hive, c.req.param("id"));

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { removeItem } from "../../lib/construct/remove_item.ts";
-import { replaceSpecText } from "../../lib/construct/replace_spec.ts";
+import { frozenRootsChangedByText, replaceSpecText } from "../../lib/construct/replace_spec.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
@@ -130,6 +130,22 @@ Deno.test("replaceSpecText() fixes a file that does not parse, and keeps frozen 
   await t.step("a frozen field changed in the text is refused for the Spec tab", async () => {
     const before = await Deno.readTextFile(`${dir}/harness.yaml`);
     const changed = before.replace("text: hi", "text: bye");
+    // Asked before writing: the roots it would change, for the page to confirm first.
+    assert.deepEqual(await frozenRootsChangedByText(dir, changed, "workbench"), ["model"]);
+    assert.deepEqual(
+      await frozenRootsChangedByText(dir, changed.replace("id: whole", "id: other"), "workbench"),
+      ["id", "model"],
+    );
+    assert.deepEqual(
+      await frozenRootsChangedByText(
+        dir,
+        `${before}# a comment
+`,
+        "workbench",
+      ),
+      [],
+    );
+    assert.deepEqual(await frozenRootsChangedByText(dir, changed, "local"), []);
     await assert.rejects(
       () => replaceSpecText(dir, changed, SPEC_TAB),
       kind("forbidden", /"model" is a frozen field/),
@@ -156,6 +172,22 @@ Deno.test("workbench: PUT /api/harnesses/{id}/spec saves the whole text through 
   const r = await workbenchCall(wb, "PUT", "/api/harnesses/fixme/spec", { text: fixed });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   assert.equal(r.json.data.valid, true);
+  // The page asks first which frozen fields a text would change (200, nothing written) …
+  const asked = await workbenchCall(wb, "POST", "/api/harnesses/fixme/spec/frozen-changes", {
+    text: fixed.replace("id: fixme", "id: other"),
+  });
+  assert.equal(asked.status, 200, JSON.stringify(asked.json));
+  assert.deepEqual(asked.json.data, { frozen_changed: ["id"] });
+  const none = await workbenchCall(wb, "POST", "/api/harnesses/fixme/spec/frozen-changes", {
+    text: fixed.replace("max_turns: 10", "max_turns: 9"),
+  });
+  assert.deepEqual(none.json.data, { frozen_changed: [] });
+  const unknown = await workbenchCall(wb, "POST", "/api/harnesses/fixme/spec/frozen-changes", {
+    text: fixed,
+    confirm_frozen: true,
+  });
+  assert.equal(unknown.status, 400, "only {text}");
+  // … and the write itself still refuses an unconfirmed one.
   const frozen = await workbenchCall(wb, "PUT", "/api/harnesses/fixme/spec", {
     text: fixed.replace("id: fixme", "id: other"),
   });

@@ -10,7 +10,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { setField } from "../../lib/construct/set_field.ts";
-import { restoreVersion } from "../../lib/construct/restore_version.ts";
+import {
+  frozenRootsChangedByRestore,
+  restoreVersion,
+} from "../../lib/construct/restore_version.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
 import { runEval, runEvalOnText } from "../../lib/evals/run_eval.ts";
 import { openHive } from "../../lib/hive/open.ts";
@@ -138,6 +141,10 @@ Deno.test("versions: three versions evaluated, compared case by case and by sign
   });
 
   await t.step("restore brings back v1's exact bytes as a new version", async () => {
+    // The page asks first which frozen fields a restore would change (the versions differ in model).
+    assert.deepEqual(await frozenRootsChangedByRestore(db, ref, v1, "workbench"), ["model"]);
+    assert.deepEqual(await frozenRootsChangedByRestore(db, ref, v1, "local"), []);
+    await assert.rejects(frozenRootsChangedByRestore(db, ref, "abcdef", "workbench"), /No version/);
     const before = listSpecVersions(db, ref);
     const v1Row = before.find((v) => v.version === v1)!;
     const r = await restoreVersion(db, ref, v1.slice(0, 10), { actor: "cli", policy: "local" });
@@ -172,6 +179,11 @@ Deno.test("versions: three versions evaluated, compared case by case and by sign
       assert.equal((await loadSpec(dir)).version, v1);
       assert.equal(harnessStats(db, ref).runs.total, 2, "the copy's runs are not the harness's");
       assert.equal(compareVersions(db, ref, v1, v2).evals.b!.eval_id, measured.eval_id);
+      // The timeline and the comparison count the same runs: the folder's and the copy's eval runs.
+      const listed = versionTimeline(db, ref, v1).find((v) => v.version === v2)!;
+      const compared = compareVersions(db, ref, v1, v2).metrics.b;
+      assert.deepEqual([listed.runs, listed.eval_runs], [0, 4], "2 in the folder, 2 on the copy");
+      assert.deepEqual([compared.runs, compared.eval_runs], [listed.runs, listed.eval_runs]);
     },
   );
 

@@ -87,7 +87,8 @@ Deno.test("the whole evolution loop offline: failing runs, propose over HTTP and
       op: "set",
       value: 3,
       status: "pending",
-    }]);
+      old: 5,
+    }], "the value it had when drafted, for old → new");
     assert.deepEqual(p.code_changes.map((c: { id: string; status: string }) => [c.id, c.status]), [[
       "c1",
       "pending",

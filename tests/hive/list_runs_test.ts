@@ -70,11 +70,16 @@ function check(db: DatabaseSync): void {
   assert.deepEqual(ids({ status: "running", before: "run_11" }), ["run_10"]);
   // Figures by version: finished runs from their index, running ones counted beside them.
   assert.deepEqual(Object.fromEntries(runFiguresByVersion(db, HARNESS)), {
-    v1: { runs: 12, success_rate: 0.4, cost_usd: 0 },
-    v2: { runs: 1, success_rate: null, cost_usd: null },
+    v1: { runs: 10, eval_runs: 0, running: 2, success_rate: 0.4, cost_usd: 0 },
+    v2: { runs: 0, eval_runs: 0, running: 1, success_rate: null, cost_usd: null },
   });
   const v1 = versionMetrics(db, HARNESS, "v1");
-  assert.deepEqual([v1.runs, v1.success_rate, v1.p50_duration_ms], [10, 0.4, 1000]);
+  assert.deepEqual([v1.runs, v1.eval_runs, v1.success_rate, v1.p50_duration_ms], [
+    10,
+    0,
+    0.4,
+    1000,
+  ]);
   assert.equal(versionMetrics(db, HARNESS, "v2").runs, 0);
   assert.deepEqual(ids({ limit: 3 }), ["run_60", "run_11", "run_10"]);
   assert.deepEqual(listRuns(db, OTHER, { status: "running" }).map((r) => r.run_id), ["run_51"]);

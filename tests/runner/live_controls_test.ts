@@ -9,6 +9,10 @@
 
 import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
+import { openHive } from "../../lib/hive/open.ts";
+import { getRunAnyHarness, reasonOfRunError } from "../../lib/hive/runs.ts";
+import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
+import { runOutcome } from "../../lib/run_types.ts";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import type { RunHandle } from "../../lib/runner/start_run.ts";
@@ -285,7 +289,32 @@ Deno.test("live controls: stop waits for the boundary; stop now aborts the call 
       "run_finished",
     ]);
     assert.deepEqual(events[2]!.payload, { turn: 1, by: "person", now: true });
+    // Its status stays error; its reason says it was stopped, and it reads "stopped".
+    const row = getRunAnyHarness(openHive(), run.run_id)!;
+    assert.deepEqual([row.status, row.reason, row.failure_signature], [
+      "error",
+      "stopped",
+      "error:stopped",
+    ]);
+    assert.equal(runOutcome(row.status, row.reason), "stopped");
+    assert.equal(signatureOutcome(row.failure_signature!), "stopped");
   });
+});
+
+Deno.test("runOutcome(): only a stopped run reads otherwise than its status", () => {
+  assert.equal(runOutcome("error", "stopped"), "stopped");
+  assert.equal(runOutcome("error", "timeout"), "error");
+  assert.equal(runOutcome("error", "provider:http_429"), "error");
+  assert.equal(runOutcome("error", null), "error");
+  assert.equal(runOutcome("verify_failed", "stopped"), "verify_failed");
+  assert.equal(runOutcome("running"), "running");
+  assert.equal(signatureOutcome("error:interrupted"), "error");
+  assert.equal(signatureOutcome("max_turns"), "max_turns");
+  assert.equal(
+    reasonOfRunError("provider:http_429: Too many requests: slow down"),
+    "provider:http_429",
+  );
+  assert.equal(reasonOfRunError(null), null);
 });
 
 Deno.test("live controls: steering sent while the last answer is written is delivered, and the run goes on", async () => {

@@ -14,7 +14,7 @@ import { JsonView } from "../components/json_view.tsx";
 import { SteerBox } from "../components/live_controls.tsx";
 import { Link } from "../components/link.tsx";
 import { Markdown } from "../components/markdown.tsx";
-import { StatusBadge } from "../components/status.tsx";
+import { RunStatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { oneLine, shortId } from "../format.ts";
 import { useShortcuts } from "../keys.ts";
@@ -725,7 +725,12 @@ function ArtifactCard(props: { artifact: Artifact; route: Route }) {
       <span class="artifact-kind">{a.kind}</span>
       <Link to={target} class="artifact-title">{a.title}</Link>
       {a.kind === "run" && typeof content.status === "string"
-        ? <StatusBadge status={content.status} />
+        ? (
+          <RunStatusBadge
+            status={content.status}
+            reason={(content.error as { reason?: string } | undefined)?.reason}
+          />
+        )
         : null}
     </li>
   );

@@ -1,5 +1,6 @@
 /**
- * Short notices at the bottom of the page ("Memory deleted", an error that belongs to no field).
+ * Short notices ("Memory deleted", an error that belongs to no field), stacked at the bottom of the
+ * rail: over the rail's foot, never over a form of the chat or the workspace.
  *
  * @module
  */
@@ -9,31 +10,29 @@ import { useStore } from "../store.ts";
 /**
  * The notices island.
  *
- * @returns The notice, when there is one.
+ * @returns The notices showing, oldest first.
  */
 export function Notices() {
   const store = useStore();
-  const n = store.notice.value;
   return (
     <div class="notices" aria-live="polite">
-      {n
-        ? (
-          <div
-            class={`notice-toast notice-${n.kind}`}
-            role={n.kind === "error" ? "alert" : "status"}
+      {store.notices.value.map((n) => (
+        <div
+          key={n.id}
+          class={`notice-toast notice-${n.kind}`}
+          role={n.kind === "error" ? "alert" : "status"}
+        >
+          <span>{n.text}</span>
+          <button
+            type="button"
+            class="icon-button"
+            aria-label="Dismiss"
+            onClick={() => store.dismiss(n.id)}
           >
-            <span>{n.text}</span>
-            <button
-              type="button"
-              class="icon-button"
-              aria-label="Dismiss"
-              onClick={() => store.notice.value = null}
-            >
-              ×
-            </button>
-          </div>
-        )
-        : null}
+            ×
+          </button>
+        </div>
+      ))}
     </div>
   );
 }

@@ -55,7 +55,7 @@ export function Workspace() {
   if (!route.harness) {
     return (
       <div class="workspace-inner">
-        <ShowChat />
+        <ShowChat bar />
         <Empty title="No harness selected">
           <p>
             Pick one in the rail, or ask the copilot to create one — for example “Create a harness
@@ -69,7 +69,6 @@ export function Workspace() {
   const name = (h?.spec?.name as string | undefined) ?? route.harness;
   return (
     <div class="workspace-inner">
-      <ShowChat />
       <header class="ws-head">
         <div class="ws-title">
           <h1>{name}</h1>
@@ -100,6 +99,7 @@ export function Workspace() {
           >
             <Icon name="send" /> Run
           </button>
+          <ShowChat />
         </div>
         <nav class="tabs" aria-label="Harness tabs">
           {TABS.map((t, i) => (
@@ -156,10 +156,20 @@ function TabBody(props: { tab: Tab; harness: HarnessDetail }) {
   }
 }
 
-/** Brings the hidden chat back. */
-function ShowChat() {
+/**
+ * Brings the hidden chat back: a button in the header's row after Run (in the flow, never over
+ * it), or in a bar of its own when no harness is selected.
+ */
+function ShowChat(props: { bar?: boolean }) {
   const store = useStore();
   if (!store.chatHidden.value) return null;
+  if (props.bar) {
+    return (
+      <div class="ws-bar">
+        <ShowChat />
+      </div>
+    );
+  }
   return (
     <button
       type="button"

@@ -48,7 +48,7 @@ export function Improve(props: { harness: HarnessDetail }) {
           current={status}
           to={(f) => withRoute(route, { query: { status: f, p: "" } })}
         />
-        <DraftButton harness={props.harness} />
+        <DraftForm harness={props.harness} />
       </div>
       {!list.data
         ? <Pending error={list.error} what="the proposals" />
@@ -56,7 +56,8 @@ export function Improve(props: { harness: HarnessDetail }) {
         ? (
           <Empty title={status ? `No ${status.replace(/_/g, " ")} proposals` : "No proposals yet"}>
             <p>
-              Ask the copilot to propose an improvement, press “Draft a proposal”, or run{" "}
+              Ask the copilot to propose an improvement, press “Draft a proposal” (saying what to
+              improve, if you like), or run{" "}
               <code>framework evolve propose {props.harness.dir}</code>. Proposals wait here until
               you apply or reject them.
             </p>
@@ -99,27 +100,47 @@ export function Improve(props: { harness: HarnessDetail }) {
   );
 }
 
-function DraftButton(props: { harness: HarnessDetail }) {
+/** Asks the evolver for a proposal, aimed at an objective when one is written. */
+function DraftForm(props: { harness: HarnessDetail }) {
   const store = useStore();
+  const [objective, setObjective] = useState("");
   const [draft, busy] = useAction(async () => {
+    const aim = objective.trim();
     const p = await callApi<Proposal>(
       store.fetcher,
       paths.proposals(props.harness.id),
-      jsonBody("POST", {}),
+      jsonBody("POST", aim ? { objective: aim } : {}),
     );
+    setObjective("");
     store.cache.refresh(paths.proposals(props.harness.id));
     store.navigate(withRoute(store.route.value, { query: { status: "", p: p.id } }));
     store.notify("A proposal was drafted and queued. Nothing is applied until you decide.");
   });
   return (
-    <button
-      type="button"
-      onClick={draft}
-      disabled={busy}
-      title="Ask the harness's evolver for a proposal"
+    <form
+      class="draft-form"
+      aria-label="Draft a proposal"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!busy) void draft();
+      }}
     >
-      {busy ? <span class="spinner small" /> : <Icon name="plus" />} Draft a proposal
-    </button>
+      <input
+        name="objective"
+        value={objective}
+        maxLength={2000}
+        aria-label="Objective of the proposal (optional)"
+        placeholder="What to improve (optional)"
+        onInput={(e) => setObjective((e.target as HTMLInputElement).value)}
+      />
+      <button
+        type="submit"
+        disabled={busy}
+        title="Ask the harness's evolver for a proposal, aimed at the objective when you give one"
+      >
+        {busy ? <span class="spinner small" /> : <Icon name="plus" />} Draft a proposal
+      </button>
+    </form>
   );
 }
 
@@ -238,7 +259,7 @@ function YamlChanges(
       <h3 class="detail-title">YAML changes</h3>
       {changes.length
         ? (
-          <table class="table">
+          <table class="table yaml-changes">
             <thead>
               <tr>
                 <th>Path</th>
@@ -252,8 +273,8 @@ function YamlChanges(
                   <td>
                     <code>{c.path}</code>
                   </td>
-                  <td>
-                    {c.op === "remove" ? <em>remove</em> : <code>{oneLine(c.value, 60)}</code>}
+                  <td class="yaml-change">
+                    <ChangeValues change={c} />
                   </td>
                   <td>
                     <StatusBadge status={c.status} />
@@ -280,6 +301,31 @@ function YamlChanges(
         : null}
     </>
   );
+}
+
+/**
+ * What a YAML change does: old → new when the proposal recorded the old value at draft time, else
+ * the new value alone (older proposals, and blocked changes whose old value is not copied).
+ */
+function ChangeValues(props: { change: Proposal["yaml_changes"][number] }) {
+  const c = props.change;
+  const after = c.op === "remove"
+    ? <em>removed</em>
+    : <code class="change-new" title={fullText(c.value)}>{oneLine(c.value, 60)}</code>;
+  if (!("old" in c)) return c.op === "remove" ? <em>remove</em> : after;
+  return (
+    <span class="change-values">
+      {c.old === null
+        ? <em class="muted">unset</em>
+        : <code class="change-old" title={fullText(c.old)}>{oneLine(c.old, 60)}</code>}{" "}
+      <span aria-label="becomes">→</span> {after}
+    </span>
+  );
+}
+
+/** A value whole, for a title: text as it is, anything else as JSON. */
+function fullText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value) ?? "";
 }
 
 /** Each code change with its diff; a pending one is approved by its own tick. */

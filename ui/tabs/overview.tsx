@@ -12,6 +12,7 @@ import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
+import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
@@ -122,8 +123,9 @@ export function Overview(props: { harness: HarnessDetail }) {
             </thead>
             <tbody>
               {h.stats.failure_groups.map((g) => (
-                <tr key={g.signature}>
+                <tr key={g.signature} data-signature={g.signature}>
                   <td>
+                    <StatusBadge status={signatureOutcome(g.signature)} />{" "}
                     <code>{g.signature}</code>
                   </td>
                   <td class="num">{g.count}</td>

@@ -10,7 +10,7 @@ import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";
-import { StatusBadge } from "../components/status.tsx";
+import { RunStatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
 import { useShortcuts } from "../keys.ts";
@@ -121,7 +121,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                           ? (
                             <span class="live-run" data-testid="live-run">
                               <span class="pulse" aria-hidden="true" />
-                              <StatusBadge status={r.status} />
+                              <RunStatusBadge status={r.status} reason={r.reason} />
                               {r.live_state.playbook
                                 ? (
                                   <span
@@ -134,7 +134,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                                 : null}
                             </span>
                           )
-                          : <StatusBadge status={r.status} />}
+                          : <RunStatusBadge status={r.status} reason={r.reason} />}
                       </td>
                       <td class="num">{formatCost(tally?.cost_usd ?? r.cost_usd)}</td>
                       <td class="num">{tally?.turns ?? r.turns}</td>

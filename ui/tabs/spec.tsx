@@ -73,14 +73,21 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
   };
 
   const [removing, setRemoving] = useState<string | null>(null);
-  const remove = async (p: string) => {
+  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
+  const remove = async (p: string, confirmFrozen = false) => {
+    // A frozen field is asked about before anything is sent.
+    if (!confirmFrozen && frozenRootIn(p, view.frozen)) {
+      setConfirmRemove(p);
+      return;
+    }
     setRemoving(p);
     try {
       await callApi(
         store.fetcher,
         `${paths.harness(props.harness.id)}/remove`,
-        jsonBody("POST", { path: p }),
+        jsonBody("POST", { path: p, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
       );
+      setConfirmRemove(null);
       refreshSpec(store, props.harness.id);
       store.notify(`Removed ${p}`);
     } catch (err) {
@@ -120,7 +127,16 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
                     {i.path && i.severity === "error"
                       ? (
                         <div class="issue-actions">
-                          {unknownKey
+                          {unknownKey && confirmRemove === i.path
+                            ? (
+                              <ConfirmFrozen
+                                roots={[frozenRootIn(i.path, view.frozen) ?? i.path]}
+                                busy={removing === i.path}
+                                onConfirm={() => void remove(i.path, true)}
+                                onCancel={() => setConfirmRemove(null)}
+                              />
+                            )
+                            : unknownKey
                             ? (
                               <button
                                 type="button"
@@ -176,17 +192,20 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
               return (
                 <tr key={p} class={frozen ? "frozen" : ""} data-path={p}>
                   <td>
-                    <code>{p}</code>
-                    {frozen
-                      ? (
-                        <span
-                          class="frozen-mark"
-                          title={`Frozen safety field (${frozen}): you can change it after confirming; proposals, the copilot and the control plane never can`}
-                        >
-                          <Icon name="lock" size={12} /> frozen
-                        </span>
-                      )
-                      : null}
+                    {/* The path is cut in its middle, never its last key nor the mark after it. */}
+                    <span class="field-path">
+                      <PathCode path={p} />
+                      {frozen
+                        ? (
+                          <span
+                            class="frozen-mark"
+                            title={`Frozen safety field (${frozen}): you can change it after confirming; proposals, the copilot and the control plane never can`}
+                          >
+                            <Icon name="lock" size={12} /> frozen
+                          </span>
+                        )
+                        : null}
+                    </span>
                   </td>
                   <td class="excerpt" title={typeof v === "string" ? v : JSON.stringify(v)}>
                     {oneLine(v, 40)}
@@ -211,6 +230,26 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
   );
 }
 
+/** A dotted path that, when cut, keeps its last key: `model.scenari….text`. */
+function PathCode(props: { path: string }) {
+  const cut = props.path.lastIndexOf(".");
+  return (
+    <code class="path-code" title={props.path}>
+      {cut > 0
+        ? (
+          <>
+            {/* A long head keeps its first letters (the root) even when the last key is cut. */}
+            <span class={cut > 8 ? "path-head path-head-long" : "path-head"}>
+              {props.path.slice(0, cut)}
+            </span>
+            <span class="path-tail">{props.path.slice(cut)}</span>
+          </>
+        )
+        : <span class="path-head">{props.path}</span>}
+    </code>
+  );
+}
+
 /** The text of `harness.yaml`: shown with its problem lines, or edited as a whole. */
 function TextEditor(
   props: { harness: HarnessDetail; view: SpecView; issueLines: Set<number | undefined> },
@@ -219,19 +258,31 @@ function TextEditor(
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(props.view.text);
   const [error, setError] = useState<string | null>(null);
-  const [confirmRoot, setConfirmRoot] = useState<string | null>(null);
+  const [confirmRoots, setConfirmRoots] = useState<string[] | null>(null);
   const [busy, setBusy] = useState(false);
 
   const save = async (confirmFrozen = false) => {
     setBusy(true);
     setError(null);
     try {
+      // A frozen field is asked about before the text is sent (the server would refuse it).
+      if (!confirmFrozen) {
+        const { frozen_changed } = await callApi<{ frozen_changed: string[] }>(
+          store.fetcher,
+          paths.specFrozenChanges(props.harness.id),
+          jsonBody("POST", { text }),
+        );
+        if (frozen_changed.length) {
+          setConfirmRoots(frozen_changed);
+          return;
+        }
+      }
       const r = await callApi<{ changed: boolean; valid: boolean }>(
         store.fetcher,
         paths.spec(props.harness.id),
         jsonBody("PUT", { text, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
       );
-      setConfirmRoot(null);
+      setConfirmRoots(null);
       setEditing(false);
       refreshSpec(store, props.harness.id);
       store.notify(
@@ -243,7 +294,7 @@ function TextEditor(
       );
     } catch (err) {
       const root = frozenRootOfError(err);
-      if (root && !confirmFrozen) setConfirmRoot(root);
+      if (root && !confirmFrozen) setConfirmRoots([root]);
       else setError(err instanceof ApiError ? err.message : String(err));
     } finally {
       setBusy(false);
@@ -262,7 +313,7 @@ function TextEditor(
             onClick={() => {
               setText(props.view.text);
               setError(null);
-              setConfirmRoot(null);
+              setConfirmRoots(null);
               setEditing(true);
             }}
           >
@@ -307,7 +358,7 @@ function TextEditor(
         onInput={(e) => {
           setText((e.target as HTMLTextAreaElement).value);
           setError(null);
-          setConfirmRoot(null);
+          setConfirmRoots(null);
         }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
@@ -317,13 +368,13 @@ function TextEditor(
         }}
       />
       {error ? <p class="field-error" role="alert" data-testid="text-error">{error}</p> : null}
-      {confirmRoot
+      {confirmRoots
         ? (
           <ConfirmFrozen
-            root={confirmRoot}
+            roots={confirmRoots}
             busy={busy}
             onConfirm={() => void save(true)}
-            onCancel={() => setConfirmRoot(null)}
+            onCancel={() => setConfirmRoots(null)}
           />
         )
         : null}
@@ -337,16 +388,23 @@ function TextEditor(
   );
 }
 
-/** Asks before a person's edit writes a frozen safety field. */
+/** Asks before a person's edit writes frozen safety fields. */
 function ConfirmFrozen(
-  props: { root: string; busy: boolean; onConfirm: () => void; onCancel: () => void },
+  props: { roots: string[]; busy: boolean; onConfirm: () => void; onCancel: () => void },
 ) {
+  const many = props.roots.length > 1;
   return (
     <div class="confirm-frozen" role="alertdialog" aria-label="Confirm a frozen field">
       <p>
-        <Icon name="lock" size={13} /> This changes{" "}
-        <code>{props.root}</code>, a frozen safety field: proposals, the copilot and the control
-        plane can never change it. Change it yourself?
+        <Icon name="lock" size={13} /> This changes {props.roots.map((r, i) => (
+          <span key={r}>
+            {i ? (i === props.roots.length - 1 ? " and " : ", ") : null}
+            <code>{r}</code>
+          </span>
+        ))},{" "}
+        {many ? "frozen safety fields" : "a frozen safety field"}: proposals, the copilot and the
+        control plane can never change {many ? "them" : "it"}. Change {many ? "them" : "it"}{" "}
+        yourself?
       </p>
       <div class="form-actions">
         <button
@@ -356,7 +414,7 @@ function ConfirmFrozen(
           disabled={props.busy}
           onClick={props.onConfirm}
         >
-          Yes, change {props.root}
+          Yes, change {props.roots.join(", ")}
         </button>
         <button type="button" class="button" onClick={props.onCancel}>Cancel</button>
       </div>
@@ -512,7 +570,7 @@ function EditForm(props: {
       {confirmRoot
         ? (
           <ConfirmFrozen
-            root={confirmRoot}
+            roots={[confirmRoot]}
             busy={busy}
             onConfirm={() => void send(true)}
             onCancel={() => setConfirmRoot(null)}

@@ -8,12 +8,13 @@
  */
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { runOutcome } from "../../lib/run_types.ts";
 import { callApi } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
 import { Link } from "../components/link.tsx";
-import { StatusBadge } from "../components/status.tsx";
+import { RunStatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
 import { useShortcuts } from "../keys.ts";
@@ -141,7 +142,7 @@ function RunPicker(props: { harness: HarnessDetail }) {
           <li key={r.run_id}>
             <Link to={withRoute(route, { run: r.run_id })} class="pick">
               <span class="mono">{shortId(r.run_id)}</span>
-              <StatusBadge status={r.status} />
+              <RunStatusBadge status={r.status} reason={r.reason} />
               <span class="excerpt">{oneLine(r.input_excerpt, 70)}</span>
               <Time iso={r.started_at} />
             </Link>
@@ -310,7 +311,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
       <div class="trace-head">
         <div class="trace-run">
           <code class="mono" title={run.run_id}>{run.run_id}</code>
-          <StatusBadge status={trace.live ? "running" : run.status} />
+          <RunStatusBadge status={trace.live ? "running" : run.status} reason={run.reason} />
         </div>
         <div class="trace-actions">
           {trace.live ? null : (
@@ -648,9 +649,9 @@ export function summary(e: JournalEvent): string {
         oneLine(p.content ?? p.error, 60)
       }${typeof p.duration_ms === "number" ? ` · ${formatDuration(p.duration_ms)}` : ""}`;
     case "run_finished":
-      return `${p.status ?? ""} · ${formatCost(p.cost_usd as number)} · ${
-        formatDuration(p.duration_ms as number)
-      }`;
+      return `${
+        runOutcome(String(p.status ?? ""), (p.error as { reason?: string } | undefined)?.reason)
+      } · ${formatCost(p.cost_usd as number)} · ${formatDuration(p.duration_ms as number)}`;
     case "delegation_considered":
       return `${(p.candidates as unknown[] | undefined)?.length ?? 0} peers · depth ${p.depth}`;
     case "delegation_started":

@@ -15,6 +15,10 @@ import { ApiError, callApi, jsonBody } from "../api.ts";
 import { bridgeRequest } from "../bridge.ts";
 import { Empty } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
+import { Link } from "../components/link.tsx";
+import { RunStatusBadge } from "../components/status.tsx";
+import { formatCost, shortId } from "../format.ts";
+import { withRoute } from "../route.ts";
 import { paths } from "../paths.ts";
 import { useStore } from "../store.ts";
 import type { HarnessDetail, RunResult } from "../types.ts";
@@ -34,6 +38,8 @@ export function Use(props: { harness: HarnessDetail }) {
   const [kind, setKind] = useState<string>(
     ((props.harness.spec?.interface as { input?: string } | undefined)?.input) ?? "text",
   );
+  // The newest run the page made: linked to its trace (the page itself has no way to the workbench).
+  const [lastRun, setLastRun] = useState<RunResult | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -75,6 +81,7 @@ export function Use(props: { harness: HarnessDetail }) {
           jsonBody("POST", body),
         );
         store.cache.refresh(paths.runs(id));
+        setLastRun(result);
         reply({ type: "framework:result", result });
       } catch (err) {
         reply({
@@ -142,6 +149,7 @@ export function Use(props: { harness: HarnessDetail }) {
   return (
     <div class="use">
       {controls}
+      {lastRun ? <LastRun run={lastRun} /> : null}
       <iframe
         key={reload}
         ref={frame}
@@ -153,5 +161,23 @@ export function Use(props: { harness: HarnessDetail }) {
         data-testid="use-frame"
       />
     </div>
+  );
+}
+
+/** The newest run the preview made, with its outcome and a link to its trace. */
+function LastRun(props: { run: RunResult }) {
+  const route = useStore().route.value;
+  const r = props.run;
+  return (
+    <p class="use-last-run" data-testid="use-last-run" data-run-id={r.run_id}>
+      <span class="muted">Last run from the page</span>
+      <RunStatusBadge status={r.status} reason={r.error?.reason} />
+      <span class="muted small">
+        {formatCost(r.cost_usd)} · {r.turns} {r.turns === 1 ? "turn" : "turns"}
+      </span>
+      <Link to={withRoute(route, { tab: "trace", run: r.run_id })} data-testid="use-trace-link">
+        Open <span class="mono">{shortId(r.run_id)}</span> in Trace →
+      </Link>
+    </p>
   );
 }

@@ -15,7 +15,9 @@ import { Diff } from "../components/diff.tsx";
 import { Empty, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
+import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
+import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
@@ -79,8 +81,9 @@ function Timeline(
             <span class="mono" title={v.version}>{v.version.slice(0, 10)}</span>
             {v.current ? <span class="badge badge-ok">current</span> : null}
             <span class="badge badge-muted">{v.source}</span>
-            <span class="muted small">
-              <Time iso={v.created_at} /> · {v.runs} runs
+            <span class="muted small" data-testid="version-runs">
+              <Time iso={v.created_at} /> · <RunCounts runs={v.runs} evalRuns={v.eval_runs} />
+              {v.running ? ` · ${v.running} running` : ""}
             </span>
             <span class="pick">
               {(["a", "b"] as const).map((which) => (
@@ -101,6 +104,18 @@ function Timeline(
         ))}
       </ol>
     </section>
+  );
+}
+
+/**
+ * A version's run counts, the same in the timeline and in the comparison: its finished live runs
+ * and its other evaluation runs (in the folder or on a copy).
+ */
+function RunCounts(props: { runs: number; evalRuns: number }) {
+  return (
+    <span title="Live runs count in its success rate, cost and turns; eval runs are the cases of its evaluations, in the folder or on a temporary copy">
+      {props.runs} live · {props.evalRuns} eval {props.runs + props.evalRuns === 1 ? "run" : "runs"}
+    </span>
   );
 }
 
@@ -187,23 +202,34 @@ function VersionLabel(
 ) {
   const store = useStore();
   const [error, setError] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState(false);
+  const [confirm, setConfirm] = useState<string[] | null>(null);
   const [restore, restoring] = useAction(async (confirmFrozen: boolean) => {
     setError(null);
     try {
+      // A frozen field is asked about before the restore is sent (the server would refuse it).
+      if (!confirmFrozen) {
+        const { frozen_changed } = await callApi<{ frozen_changed: string[] }>(
+          store.fetcher,
+          paths.restoreFrozenChanges(props.harnessId, props.v.version),
+        );
+        if (frozen_changed.length) {
+          setConfirm(frozen_changed);
+          return;
+        }
+      }
       const r = await callApi<{ changed: boolean }>(
         store.fetcher,
         paths.restore(props.harnessId, props.v.version),
         jsonBody("POST", confirmFrozen ? { confirm_frozen: true } : {}),
       );
-      setConfirm(false);
+      setConfirm(null);
       store.cache.refresh(paths.harness(props.harnessId));
       store.notify(
         r.changed ? `Restored ${props.v.version.slice(0, 10)}.` : "Already this version.",
       );
     } catch (err) {
       if (err instanceof ApiError && err.status === 403 && err.details.frozen_root) {
-        setConfirm(true);
+        setConfirm([String(err.details.frozen_root)]);
       } else setError(err instanceof ApiError ? err.message : String(err));
     }
   });
@@ -225,7 +251,8 @@ function VersionLabel(
       {confirm
         ? (
           <span class="confirm-frozen" role="alert">
-            It changes a frozen field.{" "}
+            It changes {confirm.length > 1 ? "frozen fields" : "a frozen field"}{" "}
+            (<code>{confirm.join(", ")}</code>).{" "}
             <button type="button" class="danger" onClick={() => void restore(true)}>
               Restore anyway
             </button>
@@ -257,6 +284,7 @@ function Metrics(props: { c: Comparison }) {
   const { a, b, delta } = props.c.metrics;
   const rows: [keyof typeof a, string, (v: number | null) => string][] = [
     ["runs", "live runs", (v) => (v === null ? "—" : String(v))],
+    ["eval_runs", "eval runs", (v) => (v === null ? "—" : String(v))],
     ["success_rate", "success rate", formatPercent],
     ["cost_usd", "cost per run", formatCost],
     ["avg_turns", "turns", (v) => (v === null ? "—" : v.toFixed(2))],
@@ -297,6 +325,22 @@ function EvalGrid(props: { c: Comparison }) {
     );
   }
   const cell = (v: boolean | null) => (v === null ? "—" : v ? "pass" : "fail");
+  /** A case's result: pass or fail, and for a fail the checks that failed, as `framework eval` says. */
+  const result = (evaluation: typeof a, caseId: string, passed: boolean | null) => {
+    const failed = passed === false
+      ? evaluation?.cases.find((c) => c.case_id === caseId)?.checks.filter((k) => !k.passed) ?? []
+      : [];
+    return (
+      <td class={`case-${cell(passed)}`}>
+        {cell(passed)}
+        {failed.map((k, i) => (
+          <span key={i} class="case-check" data-check={k.name}>
+            <code>{k.name}</code> {k.message}
+          </span>
+        ))}
+      </td>
+    );
+  };
   return (
     <table class="table eval-grid">
       <thead>
@@ -313,8 +357,8 @@ function EvalGrid(props: { c: Comparison }) {
             <td>
               <code>{x.case_id}</code>
             </td>
-            <td class={`case-${cell(x.a)}`}>{cell(x.a)}</td>
-            <td class={`case-${cell(x.b)}`}>{cell(x.b)}</td>
+            {result(a, x.case_id, x.a)}
+            {result(b, x.case_id, x.b)}
             <td class={`change change-${x.change}`}>{x.change.replace(/_/g, " ")}</td>
           </tr>
         ))}
@@ -341,24 +385,27 @@ function Signatures(props: { c: Comparison }) {
     <ul class="signature-changes">
       {appeared.map((s) => (
         <li key={`+${s.signature}`} class="sig-appeared" data-signature={s.signature}>
-          <span class="badge badge-bad">appeared</span> <code>{s.signature}</code> × {s.count_b}
-          {" "}
-          {link(s.example_run_b)}
+          <span class="badge badge-bad">appeared</span> <Stopped signature={s.signature} />
+          <code>{s.signature}</code> × {s.count_b} {link(s.example_run_b)}
         </li>
       ))}
       {disappeared.map((s) => (
         <li key={`-${s.signature}`} class="sig-disappeared" data-signature={s.signature}>
-          <span class="badge badge-ok">disappeared</span> <code>{s.signature}</code> × {s.count_a}
-          {" "}
-          {link(s.example_run_a)}
+          <span class="badge badge-ok">disappeared</span> <Stopped signature={s.signature} />
+          <code>{s.signature}</code> × {s.count_a} {link(s.example_run_a)}
         </li>
       ))}
       {kept.map((s) => (
         <li key={`=${s.signature}`} data-signature={s.signature}>
-          <span class="badge badge-muted">kept</span> <code>{s.signature}</code> {s.count_a} →{" "}
-          {s.count_b} {link(s.example_run_b)}
+          <span class="badge badge-muted">kept</span> <Stopped signature={s.signature} />
+          <code>{s.signature}</code> {s.count_a} → {s.count_b} {link(s.example_run_b)}
         </li>
       ))}
     </ul>
   );
+}
+
+/** Says a signature is of stopped runs (someone stopped them: not a failure of the version). */
+function Stopped(props: { signature: string }) {
+  return signatureOutcome(props.signature) === "stopped" ? <StatusBadge status="stopped" /> : null;
 }

@@ -9,6 +9,7 @@
 
 import { forkRun, resumeFork } from "../../../runs/forks.ts";
 import { ToolError } from "../../../tools/tool.ts";
+import { runOutcome } from "../../../run_types.ts";
 import { artifact, COPILOT_ACTOR, type CopilotContext, str, target, tool } from "./base.ts";
 import { targetRun } from "../../runs.ts";
 
@@ -66,7 +67,7 @@ export function forkTools(ctx: CopilotContext) {
         const r = await run.result;
         ctx.selection.harness_id = id;
         ctx.selection.run_id = r.run_id;
-        artifact(ctx, "run", `Resumed ${id}: ${r.status}`, r, id);
+        artifact(ctx, "run", `Resumed ${id}: ${runOutcome(r.status, r.error?.reason)}`, r, id);
         return {
           run_id: r.run_id,
           status: r.status,

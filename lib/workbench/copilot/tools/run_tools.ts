@@ -9,6 +9,7 @@ import { harnessStats } from "../../../hive/stats.ts";
 import { foldContext } from "../../../journal/fold.ts";
 import { getTrace } from "../../../journal/trace.ts";
 import { badInput } from "../../../errors.ts";
+import { runOutcome } from "../../../run_types.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
 import { runControls } from "../../../runs/controls.ts";
 import { measureProposal } from "../../../evals/measure_proposal.ts";
@@ -67,7 +68,7 @@ export function runTools(ctx: CopilotContext): Tool[] {
         const r = await run.result;
         ctx.selection.harness_id = id;
         ctx.selection.run_id = r.run_id;
-        artifact(ctx, "run", `Run of ${id}: ${r.status}`, r, id);
+        artifact(ctx, "run", `Run of ${id}: ${runOutcome(r.status, r.error?.reason)}`, r, id);
         return {
           run_id: r.run_id,
           harness_id: id,
