@@ -17,7 +17,6 @@ import { setField } from "../../lib/construct/set_field.ts";
 import { runEval, runEvalOnText } from "../../lib/evals/run_eval.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
-import { stopRun } from "../../lib/runs/controls.ts";
 import { createRunService, startRun } from "../../lib/runs/service.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { writeHarness } from "../helpers/harness.ts";
@@ -117,7 +116,7 @@ Deno.test("first hour, again: Run reachable, stopped runs, Spec, Versions, Use a
   await runEval(db, runs, dir, { set: "smoke" });
   await (await startRun(dir, { input: "hello again" })).result;
   const slow = await startRun(dir, { input: "slow question" });
-  stopRun(db, slow.run_id, { now: true, by: "person" });
+  slow.controls.stop("person", true);
   assert.equal((await slow.result).error?.reason, "stopped");
   // v1 measured again on a temporary copy: its eval runs are not in the folder.
   const ref = { id: "demo", dir };
