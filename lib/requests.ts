@@ -294,6 +294,19 @@ export const RESTORE_REQUEST = {
   example: '{} or {"confirm_frozen": true} to restore a version whose frozen fields differ',
 };
 
+const evalCaseBody = z.strictObject({
+  set: z.string(),
+  case: z.record(z.string(), z.unknown()),
+});
+
+/** `POST /api/harnesses/{id}/evals/cases`: a case for a set (a new name makes a new set). */
+export const EVAL_CASE_REQUEST = {
+  schema: evalCaseBody,
+  what: "eval case",
+  example:
+    '{"set": "smoke", "case": {"id": "greets", "input": "Hello", "expect": [{"builtin": "contains", "text": "Hi"}]}}',
+};
+
 const evalBody = z.strictObject({ set: z.string().optional(), version: z.string().optional() });
 
 /** `POST /api/harnesses/{id}/evals`: a set, and a recorded version to measure (default: current). */

@@ -58,6 +58,9 @@ export const paths = {
   restore: (id: string, version: string) =>
     `/api/harnesses/${e(id)}/versions/${e(version)}/restore`,
   evals: (id: string) => `/api/harnesses/${e(id)}/evals`,
+  evalCases: (id: string) => `/api/harnesses/${e(id)}/evals/cases`,
+  evalCase: (runId: string) => `/api/runs/${e(runId)}/eval-case`,
+  builtins: () => "/api/catalog/builtins",
   measure: (id: string, pid: string) => `/api/harnesses/${e(id)}/proposals/${e(pid)}/measure`,
   trust: (id: string) => `/api/harnesses/${e(id)}/trust`,
   memory: (id: string) => `/api/memories/${e(id)}`,

@@ -13,7 +13,8 @@ import { RUN_STATUSES } from "../run_types.ts";
 import { positionOf, type SpecIssue, toSpecIssues } from "./issues.ts";
 import { entrySchema } from "./schema.ts";
 
-const caseSchema = z.strictObject({
+/** The schema of one case of an eval set. */
+export const evalCaseSchema = z.strictObject({
   id: z.string().regex(
     /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
     "expected a case id of letters, digits, '_', '-' and '.'",
@@ -29,7 +30,7 @@ const caseSchema = z.strictObject({
 /** The schema of an eval set file. */
 export const evalSetSchema = z.strictObject({
   description: z.string().optional(),
-  cases: z.array(caseSchema).min(1, "An eval set needs at least one case"),
+  cases: z.array(evalCaseSchema).min(1, "An eval set needs at least one case"),
 }).superRefine((set, ctx) => {
   const seen = new Set<string>();
   set.cases.forEach((c, i) => {

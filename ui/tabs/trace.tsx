@@ -23,6 +23,7 @@ import { useApi, useStore } from "../store.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
 import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
+import { EvalCaseForm } from "../components/eval_case.tsx";
 import { DelegationPanel } from "../components/delegation.tsx";
 import type {
   FoldedContext,
@@ -264,6 +265,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   const seq = route.query.seq ? Number(route.query.seq) : null;
   const selected = seq === null ? undefined : events.find((e) => e.seq === seq);
   const start = Date.parse(events[0]?.ts ?? run.started_at);
+  const [addingCase, setAddingCase] = useState(false);
 
   const select = (e: JournalEvent | undefined) => {
     if (!e) return;
@@ -325,6 +327,16 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         </div>
         <div class="trace-actions">
           {trace.live ? null : (
+            <button
+              type="button"
+              data-testid="add-to-eval"
+              aria-expanded={addingCase}
+              onClick={() => setAddingCase(!addingCase)}
+            >
+              <Icon name="plus" /> Add to eval set
+            </button>
+          )}
+          {trace.live ? null : (
             <a
               class="button"
               href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
@@ -368,6 +380,16 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         </div>
       </div>
 
+      {addingCase && !trace.live
+        ? (
+          <EvalCaseForm
+            key={run.run_id}
+            runId={run.run_id}
+            harnessId={run.harness_id}
+            onClose={() => setAddingCase(false)}
+          />
+        )
+        : null}
       {live ? <RunSwitches runId={run.run_id} state={live} /> : null}
       {live || counts.has("steering_delivered")
         ? <SteerBox runId={run.run_id} live={!!live} />
