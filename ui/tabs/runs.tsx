@@ -93,7 +93,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                   <th class="num">Duration</th>
                   <th>Started</th>
                   <th>Input</th>
-                  <th aria-label="Actions" />
+                  <th class="row-actions" aria-label="Actions" />
                 </tr>
               </thead>
               <tbody>
