@@ -271,13 +271,19 @@ const forkBody = z.strictObject({
   at: z.number().int().positive(),
   name: z.string(),
   model: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  edit: z.strictObject({
+    kind: z.enum(["user_message", "tool_result"]),
+    replacement: z.string(),
+    call_id: z.string().optional(),
+  }).optional(),
 });
 
 /** `POST /api/runs/{id}/fork`. */
 export const FORK_REQUEST = {
   schema: forkBody,
   what: "fork request",
-  example: '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional)',
+  example:
+    '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional; edit optional: {"kind": "user_message" or "tool_result", "replacement": "…", "call_id"?})',
 };
 
 /** `POST /api/harnesses/{id}/resume`: nothing to send. */

@@ -22,7 +22,12 @@ import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
-import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
+import {
+  type AppendedMessage,
+  FORK_NAME_ID,
+  ForkForm,
+  LineagePanel,
+} from "../components/forks.tsx";
 import { EvalCaseForm } from "../components/eval_case.tsx";
 import { DelegationPanel } from "../components/delegation.tsx";
 import type {
@@ -692,6 +697,10 @@ export function summary(e: JournalEvent): string {
       return `${p.peer} ${p.status} · ${formatCost(p.cost_usd as number)} · ${p.turns} turns`;
     case "delegation_declined":
       return `declined: ${oneLine(p.reason, 90)}`;
+    case "fork_edited":
+      return `${
+        p.kind === "user_message" ? "user message" : `result of ${p.tool ?? "?"} (${p.call_id})`
+      } · ${oneLine(p.original, 40)} → ${oneLine(p.replacement, 50)}`;
     case "fork_resumed":
       return `re-enters ${shortId(String(p.parent_run_id))} at seq ${p.at}`;
     case "replayed":
@@ -758,7 +767,11 @@ function EventDetail(
       {e.type === "model_call"
         ? (
           <>
-            <ForkForm runId={props.runId} seq={e.seq} />
+            <ForkForm
+              runId={props.runId}
+              seq={e.seq}
+              append={(p.append as AppendedMessage[] | undefined) ?? []}
+            />
             <FoldedContextView runId={props.runId} seq={e.seq} />
           </>
         )
