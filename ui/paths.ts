@@ -30,6 +30,7 @@ export const paths = {
   health: () => "/api/health",
   catalog: () => "/api/harnesses",
   conversations: () => "/api/conversations",
+  chatCommands: () => "/api/chat/commands",
   conversation: (id: string) => `/api/conversations/${e(id)}`,
   harness: (id: string) => `/api/harnesses/${e(id)}`,
   spec: (id: string) => `/api/harnesses/${e(id)}/spec`,
