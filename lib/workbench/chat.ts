@@ -283,7 +283,8 @@ export async function startChatTurn(
     runId,
     spec: { ...env.copilot.spec, spec: { ...env.copilot.spec.spec, model } },
     inputNote: selectionNote(selection),
-    history: history(earlier),
+    // A command's script reads only its tool's answer: the conversation so far is not sent.
+    history: command ? [] : history(earlier),
     extraTools: copilotTools(ctx),
     onText: ({ turn, text }) => live.push({ frame: "delta", run_id: runId, turn, text }),
     ...(command ? { createProvider: () => commandModel(command) } : {}),

@@ -166,7 +166,14 @@ function toolAnswer(
   const last = messages.findLast((m) => m.role === "tool");
   const text = last?.content ?? "";
   if (!last || (last.role === "tool" && last.is_error)) {
-    return { ok: false, text: text.replace(/^Error \([a-z_]+\): /, ""), json: {} };
+    const code = /^Error \(([a-z_]+)\): /.exec(text)?.[1];
+    // Said for a person at the chat, not for a model choosing tools.
+    const why = code === "no_harness"
+      ? "no harness is selected; choose one above the chat (or in the rail)"
+      : code === "no_run"
+      ? "no run is selected; open one in Runs or Trace"
+      : text.replace(/^Error \([a-z_]+\): /, "");
+    return { ok: false, text: why, json: {} };
   }
   try {
     const json = JSON.parse(text);

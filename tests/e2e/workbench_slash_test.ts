@@ -187,6 +187,12 @@ Deno.test("slash commands: the copilot's tools with no model, journalled and sto
     const noSet = await chat(wb, conv, "/eval nightly");
     assert.equal(tool(noSet.message).ok, false);
     assert.match(noSet.message.content, /`\/eval` could not be done: No eval set "nightly"/);
+    const bare = (await call(wb, "POST", "/api/conversations", {})).json.data.id;
+    const nothing = await chat(wb, bare, "/measure");
+    assert.match(
+      nothing.message.content,
+      /`\/measure` could not be done: no harness is selected; choose one above the chat/,
+    );
     const text = await chat(wb, conv, "/etc/hosts is empty, why?");
     assert.match(text.message.content, /The copilot has no model yet/);
     assert.match(text.message.content, /`\/help` lists them/);
