@@ -18,6 +18,9 @@ function root(): Command {
   return new Command("framework")
     .description(ROOT_DESCRIPTION)
     .version(FRAMEWORK_VERSION, "--version", "print the framework version")
+    // A verb's options belong to the verb, and a subcommand's to the subcommand (`eval add --set`
+    // is add's, not eval's); every command inherits this.
+    .enablePositionalOptions()
     .configureOutput({ outputError: () => {} })
     .exitOverride();
 }

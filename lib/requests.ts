@@ -278,13 +278,19 @@ const forkBody = z.strictObject({
   at: z.number().int().positive(),
   name: z.string(),
   model: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  edit: z.strictObject({
+    kind: z.enum(["user_message", "tool_result"]),
+    replacement: z.string(),
+    call_id: z.string().optional(),
+  }).optional(),
 });
 
 /** `POST /api/runs/{id}/fork`. */
 export const FORK_REQUEST = {
   schema: forkBody,
   what: "fork request",
-  example: '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional)',
+  example:
+    '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional; edit optional: {"kind": "user_message" or "tool_result", "replacement": "…", "call_id"?})',
 };
 
 /** `POST /api/harnesses/{id}/resume`: nothing to send. */
@@ -299,6 +305,19 @@ export const RESTORE_REQUEST = {
   schema: z.strictObject(confirmable),
   what: "restore request",
   example: '{} or {"confirm_frozen": true} to restore a version whose frozen fields differ',
+};
+
+const evalCaseBody = z.strictObject({
+  set: z.string(),
+  case: z.record(z.string(), z.unknown()),
+});
+
+/** `POST /api/harnesses/{id}/evals/cases`: a case for a set (a new name makes a new set). */
+export const EVAL_CASE_REQUEST = {
+  schema: evalCaseBody,
+  what: "eval case",
+  example:
+    '{"set": "smoke", "case": {"id": "greets", "input": "Hello", "expect": [{"builtin": "contains", "text": "Hi"}]}}',
 };
 
 const evalBody = z.strictObject({ set: z.string().optional(), version: z.string().optional() });

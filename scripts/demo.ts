@@ -13,6 +13,7 @@ import { formatIssue } from "../lib/spec/issues.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { createConversation, listConversations } from "../lib/workbench/conversations.ts";
 import { openWorkbenchDb } from "../lib/workbench/db.ts";
+import { slashUsages } from "../lib/workbench/slash_commands.ts";
 import { startWorkbench } from "../routes/workbench_server.ts";
 
 const dir = "./harnesses/hello";
@@ -42,9 +43,14 @@ if (!listConversations(db).some((c) => c.title === GETTING_STARTED)) {
 }
 const port = Number(Deno.env.get("FRAMEWORK_UI_PORT") ?? 8770);
 const wb = await startWorkbench({ port });
+if (!wb.copilotModel) {
+  console.log(
+    "\nThe copilot needs a model to converse: set FRAMEWORK_COPILOT_MODEL (see docs/workbench.md).",
+  );
+  console.log(
+    `Without one, the chat takes slash commands that call the copilot's tools directly: ${slashUsages()} (type / in the chat; /help lists them).`,
+  );
+}
 console.log(
   `\nWorkbench: ${wb.openUrl}  (the example harness "${result.id}" is selected; Ctrl-C stops it)`,
 );
-if (!wb.copilotModel) {
-  console.log("The copilot needs a model: set FRAMEWORK_COPILOT_MODEL (see docs/workbench.md).");
-}

@@ -30,6 +30,7 @@ export const paths = {
   health: () => "/api/health",
   catalog: () => "/api/harnesses",
   conversations: () => "/api/conversations",
+  chatCommands: () => "/api/chat/commands",
   conversation: (id: string) => `/api/conversations/${e(id)}`,
   harness: (id: string) => `/api/harnesses/${e(id)}`,
   spec: (id: string) => `/api/harnesses/${e(id)}/spec`,
@@ -61,6 +62,9 @@ export const paths = {
   restoreFrozenChanges: (id: string, version: string) =>
     `/api/harnesses/${e(id)}/versions/${e(version)}/frozen-changes`,
   evals: (id: string) => `/api/harnesses/${e(id)}/evals`,
+  evalCases: (id: string) => `/api/harnesses/${e(id)}/evals/cases`,
+  evalCase: (runId: string) => `/api/runs/${e(runId)}/eval-case`,
+  builtins: () => "/api/catalog/builtins",
   measure: (id: string, pid: string) => `/api/harnesses/${e(id)}/proposals/${e(pid)}/measure`,
   trust: (id: string) => `/api/harnesses/${e(id)}/trust`,
   memory: (id: string) => `/api/memories/${e(id)}`,

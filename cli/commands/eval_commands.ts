@@ -1,15 +1,18 @@
 /**
- * Verbs over evaluations and versions: `eval` runs an eval set, `versions` lists a harness's
- * versions, `versions diff` compares two, `versions restore` writes one back.
+ * Verbs over evaluations and versions: `eval` runs an eval set, `eval add` adds a case to one (from a
+ * run), `versions` lists a harness's versions, `versions diff` compares two, `versions restore`
+ * writes one back.
  *
  * @module
  */
 
 import type { Command } from "commander";
 import { restoreVersion } from "../../lib/construct/restore_version.ts";
-import { EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
+import { badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
 import { runEval } from "../../lib/evals/run_eval.ts";
+import { addEvalCase, evalCaseFromRun } from "../../lib/evals/eval_cases.ts";
+import { findRun } from "../../lib/journal/trace.ts";
 import type { EvalResult } from "../../lib/hive/evals.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { createRunService } from "../../lib/runs/service.ts";
@@ -41,18 +44,111 @@ function evalTable(r: EvalResult): string {
   ].join("\n");
 }
 
+/** Collects a repeatable option. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `eval add`: one case into a set, drafted from a run or written out with the options. */
+function registerEvalAdd(evalCommand: Command): void {
+  evalCommand.command("add")
+    .description(
+      "Add a case to an eval set (evals/<set>.yaml, created when new; comments kept): from a run (its input, its status, a check of its output) or from the options",
+    )
+    .argument("<dir>", "the harness folder")
+    .requiredOption("--set <name>", "the set (a new name makes a new set)")
+    .option("--from-run <run_id>", "draft the case from this run of the harness")
+    .option("--id <case_id>", "the case id (default from the run: its input's first words)")
+    .option("--input <text>", "the input (default: the run's)")
+    .option("--input-file <path>", "a file of the harness as the input (default: the run's)")
+    .option(
+      "--status <status>",
+      "the status the run should end with (default: the run's, else success)",
+    )
+    .option(
+      "--contains <text>",
+      "a check: the output contains this text (repeatable; replaces the run's drafted check)",
+      collect,
+    )
+    .option(
+      "--expect <json>",
+      'a check written as a validator entry, e.g. {"builtin": "regex", "pattern": "^Hi"} (repeatable)',
+      collect,
+    )
+    .option("--json", "print the ok-wrapped JSON result")
+    .action((
+      dir: string,
+      o: GlobalOptions & {
+        set: string;
+        fromRun?: string;
+        id?: string;
+        input?: string;
+        inputFile?: string;
+        status?: string;
+        contains?: string[];
+        expect?: string[];
+      },
+    ) =>
+      runVerb(o, async () => {
+        const ref = await harnessIdOf(dir);
+        const db = openHive();
+        const draft = o.fromRun
+          ? (await evalCaseFromRun(db, findRun(db, ref, o.fromRun))).case
+          : undefined;
+        const expect = [
+          ...(o.contains
+            ? o.contains.map((text) => ({ builtin: "contains", text }))
+            : draft?.expect ?? []),
+          ...(o.expect ?? []).map((raw) => {
+            try {
+              return JSON.parse(raw) as unknown;
+            } catch {
+              throw badInput(
+                `--expect ${
+                  JSON.stringify(raw)
+                } is not JSON; write a validator entry like {"builtin": "contains", "text": "Hi"}`,
+              );
+            }
+          }),
+        ];
+        const item: Record<string, unknown> = { ...draft };
+        if (o.id !== undefined) item.id = o.id;
+        if (item.id === undefined) {
+          throw badInput("Name the case with --id (or draft it with --from-run)");
+        }
+        if (o.input !== undefined || o.inputFile !== undefined) {
+          delete item.input;
+          delete item.input_file;
+          if (o.input !== undefined) item.input = o.input;
+          if (o.inputFile !== undefined) item.input_file = o.inputFile;
+        }
+        if (o.status !== undefined) item.status = o.status;
+        if (expect.length) item.expect = expect;
+        else delete item.expect;
+        const added = await addEvalCase(ref.dir, o.set, item);
+        return {
+          data: added,
+          text: `Added case ${JSON.stringify(added.case.id)} to ${added.path}${
+            added.created_set ? " (a new set)" : ""
+          }. Run it: framework eval ${dir} --set ${added.set}`,
+        };
+      })
+    );
+}
+
 function signed(n: number | null, digits = 3): string {
   if (n === null) return "-";
   return `${n > 0 ? "+" : ""}${Number(n.toFixed(digits))}`;
 }
 
 /**
- * Registers `eval` and `versions`.
+ * Registers `eval` (and `eval add`) and `versions`.
  *
  * @param program The root command.
  */
 export function registerEvalCommands(program: Command): void {
-  program.command("eval")
+  const evalCommand = program.command("eval")
+    .helpCommand(false)
     .description(
       "Run an eval set (evals/<set>.yaml) against the harness: one journalled run per case (exit 3 when a case fails)",
     )
@@ -90,6 +186,7 @@ export function registerEvalCommands(program: Command): void {
         };
       })
     );
+  registerEvalAdd(evalCommand);
 
   const versions = program.command("versions")
     .description("A harness's recorded versions; compare two (diff) or write one back (restore)");

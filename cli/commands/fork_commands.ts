@@ -6,7 +6,9 @@
  */
 
 import type { Command } from "commander";
+import { badInput } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
+import type { ForkEdit } from "../../lib/runner/replay.ts";
 import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
 import { createRunService } from "../../lib/runs/service.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
@@ -14,6 +16,31 @@ import { trustGate } from "../../lib/trust/gate.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 import { reportRun } from "./run_commands.ts";
+
+/** The `--edit-…` options as a fork's edit. */
+function editOption(
+  o: { editUserMessage?: string; editToolResult?: string; callId?: string },
+): { edit?: ForkEdit } {
+  if (o.editUserMessage !== undefined && o.editToolResult !== undefined) {
+    throw badInput("Give one of --edit-user-message and --edit-tool-result, not both");
+  }
+  if (o.callId !== undefined && o.editToolResult === undefined) {
+    throw badInput("--call-id names the tool result --edit-tool-result replaces; give both");
+  }
+  if (o.editUserMessage !== undefined) {
+    return { edit: { kind: "user_message", replacement: o.editUserMessage } };
+  }
+  if (o.editToolResult !== undefined) {
+    return {
+      edit: {
+        kind: "tool_result",
+        replacement: o.editToolResult,
+        ...(o.callId !== undefined ? { call_id: o.callId } : {}),
+      },
+    };
+  }
+  return {};
+}
 
 /**
  * Registers `fork` and `resume`.
@@ -27,19 +54,46 @@ export function registerForkCommands(program: Command): void {
     .requiredOption("--at <seq>", "the seq of one of the run's model_call events")
     .requiredOption("--name <name>", "the fork's id and folder name (a slug), beside the parent")
     .option("--model <model>", "the fork's model, as provider:name (default: the parent's)")
+    .option(
+      "--edit-user-message <text>",
+      "replace the user message the model call at --at was given (every resume applies it)",
+    )
+    .option(
+      "--edit-tool-result <text>",
+      "replace a tool result the model call at --at was given (with --call-id when it had several)",
+    )
+    .option("--call-id <id>", "the tool call whose result --edit-tool-result replaces")
     .option("--json", "print the ok-wrapped JSON result")
-    .action((runId: string, o: GlobalOptions & { at: string; name: string; model?: string }) =>
+    .action((
+      runId: string,
+      o: GlobalOptions & {
+        at: string;
+        name: string;
+        model?: string;
+        editUserMessage?: string;
+        editToolResult?: string;
+        callId?: string;
+      },
+    ) =>
       runVerb(o, async () => {
         const at = wholeOption(o.at, { name: "--at", min: 1 });
         const fork = await forkRun(openHive(), runId, {
           at,
           name: o.name,
           ...(o.model !== undefined ? { model: o.model } : {}),
+          ...editOption(o),
         }, "cli");
         return {
           data: fork,
           text:
             `Forked ${runId} at seq ${at} into ${fork.harness.root_path} (id ${fork.harness.id}).\n` +
+            (fork.fork.edit
+              ? `Every resume gives the model the ${
+                fork.fork.edit.kind === "user_message"
+                  ? "replaced user message"
+                  : `replaced result of ${fork.fork.edit.tool} (${fork.fork.edit.call_id})`
+              }.\n`
+              : "") +
             `Resume it: framework resume ${fork.harness.root_path}`,
         };
       })

@@ -20,6 +20,8 @@ export interface ForkBlock {
   run_id: string;
   at: number;
   head: string;
+  /** A change applied at every resume. */
+  edit?: { kind: "user_message" | "tool_result"; replacement: string; call_id?: string };
 }
 
 /**

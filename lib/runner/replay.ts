@@ -29,6 +29,31 @@ export interface Replay {
   turn: number;
   /** The parent's input. */
   input: string;
+  /** How many of `messages` are new at `at` (the call's `append`): what an edit may change. */
+  appended: number;
+  /** A fork's edit of one of the new messages, applied to `messages` (see {@link withForkEdit}). */
+  edit?: AppliedForkEdit;
+}
+
+/** A change a fork makes before it resumes: the next user message, or a tool result, replaced. */
+export interface ForkEdit {
+  kind: "user_message" | "tool_result";
+  /** What the model is given instead. */
+  replacement: string;
+  /** The tool call whose result is replaced (needed when the call was given several). */
+  call_id?: string | undefined;
+}
+
+/** An edit as it was applied: journalled as `fork_edited` after the replayed prefix. */
+export interface AppliedForkEdit {
+  /** The re-entry seq. */
+  at: number;
+  kind: ForkEdit["kind"];
+  call_id?: string;
+  /** The tool whose result was replaced. */
+  tool?: string;
+  original: string;
+  replacement: string;
 }
 
 /**
@@ -92,5 +117,99 @@ export function replayFrom(
     messages: folded.messages,
     turn: folded.turn,
     input: typeof started?.payload.input === "string" ? started.payload.input : "",
+    appended: Array.isArray(call.payload.append) ? call.payload.append.length : 0,
+  };
+}
+
+/** The most characters a replacement may have. */
+const MAX_REPLACEMENT = 100_000;
+
+/**
+ * Applies a fork's edit to the context it resumes with: the last user message, or a tool result,
+ * among the messages the model call at the re-entry point was given new. The model of the resumed run
+ * sees the replacement; the replayed prefix is unchanged, and the edit is journalled on its own.
+ *
+ * @example
+ * ```ts
+ * const edited = withForkEdit(replay, { kind: "tool_result", call_id: "c2", replacement: "[]" });
+ * edited.edit?.original; // what the tool had answered
+ * ```
+ * @param replay The replay, as {@link replayFrom} read it.
+ * @param edit The edit, or nothing (the replay is returned as it is).
+ * @returns The replay with the edited messages and the applied edit.
+ * @throws `bad_input` when the call was given no such message, or a tool result is ambiguous.
+ */
+export function withForkEdit(replay: Replay, edit: ForkEdit | undefined): Replay {
+  if (!edit) return replay;
+  const refuse = (message: string, field = "edit.kind") =>
+    new FrameworkError("bad_input", message, { field });
+  if (typeof edit.replacement !== "string" || edit.replacement.length > MAX_REPLACEMENT) {
+    throw refuse(
+      `The edit's replacement must be text of at most ${MAX_REPLACEMENT} characters`,
+      "edit.replacement",
+    );
+  }
+  const first = replay.messages.length - replay.appended;
+  const fresh = replay.messages.map((m, i) => ({ m, i })).filter(({ i }) => i >= first);
+  const given = fresh.map(({ m }) =>
+    m.role === "tool"
+      ? `the result of ${m.name} (${m.tool_call_id})`
+      : `${m.role === "assistant" ? "an" : "a"} ${m.role} message`
+  );
+  const what = given.length ? given.join(", ") : "nothing new";
+  let index: number;
+  if (edit.kind === "user_message") {
+    const last = fresh.findLast(({ m }) => m.role === "user");
+    if (!last) {
+      throw refuse(
+        `The model call at seq ${replay.at} was given no new user message (it was given ${what}); edit a tool result instead`,
+      );
+    }
+    index = last.i;
+  } else {
+    const results = fresh.filter(({ m }) => m.role === "tool");
+    if (!results.length) {
+      throw refuse(
+        `The model call at seq ${replay.at} was given no tool result (it was given ${what}); edit the user message instead`,
+      );
+    }
+    const ids = results.map(({ m }) => (m as { tool_call_id: string }).tool_call_id);
+    const chosen = edit.call_id === undefined
+      ? (results.length === 1 ? results[0] : undefined)
+      : results.find(({ m }) => m.role === "tool" && m.tool_call_id === edit.call_id);
+    if (!chosen) {
+      throw refuse(
+        edit.call_id === undefined
+          ? `The model call at seq ${replay.at} was given ${results.length} tool results; name one with call_id: ${
+            ids.join(", ")
+          }`
+          : `The model call at seq ${replay.at} was given no result of call ${
+            JSON.stringify(edit.call_id)
+          }; call ids: ${ids.join(", ")}`,
+        "edit.call_id",
+      );
+    }
+    index = chosen.i;
+  }
+  const original = replay.messages[index]!;
+  const messages = replay.messages.slice();
+  messages[index] = original.role === "tool"
+    ? {
+      role: "tool",
+      tool_call_id: original.tool_call_id,
+      name: original.name,
+      content: edit.replacement,
+    }
+    : { ...original, content: edit.replacement } as Message;
+  return {
+    ...replay,
+    messages,
+    edit: {
+      at: replay.at,
+      kind: edit.kind,
+      ...(original.role === "tool" ? { call_id: original.tool_call_id, tool: original.name } : {}),
+      original: original.content,
+      replacement: edit.replacement,
+    },
   };
 }

@@ -170,6 +170,8 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       for (const e of replay.events) {
         emit("replayed", { original_seq: e.seq, original_type: e.type, payload: e.payload });
       }
+      // What the fork changed, on its own after the prefix: the chain proves both.
+      if (replay.edit) emit("fork_edited", { ...replay.edit });
       turns = replay.turn - 1;
     }
     const started = emit("run_started", {
@@ -197,10 +199,12 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
     }
     await hooks("run_start", started.payload);
 
-    const guard = async (state: Omit<GuardState, "input" | "cost_usd" | "tool_calls" | "turn">) => {
+    const guard = async (
+      state: Omit<GuardState, "input" | "cost_usd" | "tool_calls" | "turn"> & { input?: string },
+    ) => {
       const trip = await firstTrip(guardrails, {
-        ...state,
         input: ctx.inputText,
+        ...state,
         cost_usd: cost,
         tool_calls: toolCalls,
         turn: turns,
@@ -220,6 +224,10 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
       );
     };
     await guard({ stage: "input" });
+    // A fork's replaced user message is an input like any other.
+    if (replay?.edit?.kind === "user_message") {
+      await guard({ stage: "input", input: replay.edit.replacement });
+    }
 
     const retrying = (raw: ModelProvider, model: ModelSpec) =>
       withRetries(

@@ -9,7 +9,7 @@
  */
 
 import { basename, dirname, join, sep } from "node:path";
-import { writeForkSpec } from "../construct/fork_spec.ts";
+import { type ForkBlock, writeForkSpec } from "../construct/fork_spec.ts";
 import { recordVersion } from "../construct/mutate.ts";
 import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { copyTreeWhole } from "../fs/copy_tree.ts";
@@ -26,7 +26,13 @@ import {
 } from "../hive/runs.ts";
 import { findRun, readJournalBytes } from "../journal/trace.ts";
 import { sensitiveName, specPath, traceDir } from "../paths.ts";
-import { replayFrom } from "../runner/replay.ts";
+import {
+  type AppliedForkEdit,
+  type ForkEdit,
+  type Replay,
+  replayFrom,
+  withForkEdit,
+} from "../runner/replay.ts";
 import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { loadSpec } from "../spec/load.ts";
 import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../spec/schema.ts";
@@ -40,12 +46,14 @@ export interface ForkRequest {
   name: string;
   /** `"provider:name"` or a model block; the parent's model when absent. */
   model?: unknown;
+  /** A change of the next user message or a tool result, applied at every resume. */
+  edit?: ForkEdit;
 }
 
 /** A fork as the API answers it. */
 export interface ForkResult {
   harness: { id: string; name: string; root_path: string; is_fork: true; parent_id: string };
-  fork: { parent_run_id: string; at: number; reentry_seq: number };
+  fork: { parent_run_id: string; at: number; reentry_seq: number; edit?: AppliedForkEdit };
 }
 
 /** Folders never copied into a fork. */
@@ -67,7 +75,7 @@ const NOT_COPIED = new Set([".git"]);
  * ```
  * @param db The hive.
  * @param runId The run to fork.
- * @param request `at`, `name`, `model`.
+ * @param request `at`, `name`, `model`, `edit`.
  * @param actor Who forks (construction-log actor).
  * @returns The fork.
  * @throws `not_found` for an unknown run; `bad_input` for an `at` that is not one of its model calls,
@@ -91,6 +99,8 @@ export async function forkRun(
   }
   const parent = await loadSpec(row.harness_dir);
   const replay = replayFrom(await readJournalBytes(row), { run_id: row.run_id, at: request.at });
+  // Checked now, so a fork is never made with an edit its resume would refuse.
+  const edited = withForkEdit(replay, request.edit);
   const target = join(dirname(parent.dir), request.name);
   const taken = getHarness(db, request.name);
   // A catalogued id whose folder no longer holds it (deleted, moved) is free again, as for a claim.
@@ -115,6 +125,7 @@ export async function forkRun(
     run_id: row.run_id,
     at: request.at,
     head: replay.parent_head,
+    ...(request.edit ? { edit: forkEditBlock(request.edit, edited) } : {}),
   };
   let spec: Awaited<ReturnType<typeof writeForkSpec>> | undefined;
   try {
@@ -165,12 +176,23 @@ export async function forkRun(
         is_fork: true,
         parent_id: parent.spec.id,
       },
-      fork: { parent_run_id: row.run_id, at: request.at, reentry_seq: request.at },
+      fork: {
+        parent_run_id: row.run_id,
+        at: request.at,
+        reentry_seq: request.at,
+        ...(edited.edit ? { edit: edited.edit } : {}),
+      },
     };
   } catch (err) {
     await Deno.remove(target, { recursive: true }).catch(() => {});
     throw err;
   }
+}
+
+/** The edit as the fork block records it: the call it names, resolved when it was the only one. */
+function forkEditBlock(edit: ForkEdit, edited: Replay): NonNullable<ForkBlock["edit"]> {
+  const callId = edited.edit?.call_id;
+  return { kind: edit.kind, replacement: edit.replacement, ...(callId ? { call_id: callId } : {}) };
 }
 
 /** A fork's model: a live-change model, where a scripted name alone keeps the parent's script. */
@@ -216,7 +238,7 @@ export async function resumeFork(
     );
   }
   const parentRun = forkParentRun(db, loaded.spec.id, loaded.dir, fork);
-  const replay = replayFrom(await readJournalBytes(parentRun), fork);
+  const replay = withForkEdit(replayFrom(await readJournalBytes(parentRun), fork), fork.edit);
   return await runs.submit(typeof target === "string" ? loaded.dir : target, {
     input: replay.input,
   }, {

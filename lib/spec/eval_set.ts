@@ -20,7 +20,8 @@ import { entrySchema } from "./schema.ts";
 export const EVAL_GRANTS_REFUSED =
   "An eval set cannot grant permissions: a code check runs in the harness's sandbox with what harness.yaml's verify.validators grants the same code ref, and nothing more. Remove `permissions` here (and grant it in harness.yaml if the check needs it)";
 
-const caseSchema = z.strictObject({
+/** The schema of one case of an eval set. */
+export const evalCaseSchema = z.strictObject({
   id: z.string().regex(
     /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
     "expected a case id of letters, digits, '_', '-' and '.'",
@@ -38,7 +39,7 @@ const caseSchema = z.strictObject({
 /** The schema of an eval set file. */
 export const evalSetSchema = z.strictObject({
   description: z.string().optional(),
-  cases: z.array(caseSchema).min(1, "An eval set needs at least one case"),
+  cases: z.array(evalCaseSchema).min(1, "An eval set needs at least one case"),
 }).superRefine((set, ctx) => {
   const seen = new Set<string>();
   set.cases.forEach((c, i) => {

@@ -46,15 +46,35 @@ export async function evalSetIssues(dir: string): Promise<SpecIssue[]> {
   return out;
 }
 
-async function readSetText(dir: string, name: string): Promise<string> {
+/**
+ * The file of a set, relative to the harness: `evals/<name>.yaml`, or `evals/<name>.yml` when only
+ * that one exists.
+ *
+ * @param dir The harness folder.
+ * @param name The set's name.
+ * @returns The relative path and whether the file exists.
+ */
+export async function evalSetFile(
+  dir: string,
+  name: string,
+): Promise<{ path: string; exists: boolean }> {
   for (const ext of ["yaml", "yml"]) {
+    const path = `${EVALS_DIR}/${name}.${ext}`;
     try {
-      return await Deno.readTextFile(join(dir, EVALS_DIR, `${name}.${ext}`));
+      if ((await Deno.stat(join(dir, path))).isFile) return { path, exists: true };
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
   }
-  throw badInput(`No eval set ${JSON.stringify(name)}: write ${EVALS_DIR}/${name}.yaml`);
+  return { path: `${EVALS_DIR}/${name}.yaml`, exists: false };
+}
+
+async function readSetText(dir: string, name: string): Promise<string> {
+  const file = await evalSetFile(dir, name);
+  if (!file.exists) {
+    throw badInput(`No eval set ${JSON.stringify(name)}: write ${EVALS_DIR}/${name}.yaml`);
+  }
+  return await Deno.readTextFile(join(dir, file.path));
 }
 
 /**

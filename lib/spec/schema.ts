@@ -300,6 +300,12 @@ export const harnessSchema = z.strictObject({
     at: z.number().int().positive().describe("The seq of the parent run's model call it re-enters"),
     head: z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 hash (64 hex digits)")
       .describe("The hash of the parent run's event before `at`"),
+    edit: z.strictObject({
+      kind: z.enum(["user_message", "tool_result"])
+        .describe("Which message the model call at `at` was given is replaced"),
+      replacement: z.string().describe("What the resumed run's model is given instead"),
+      call_id: z.string().optional().describe("The tool call whose result is replaced"),
+    }).optional().describe("A change applied at every resume (journalled as fork_edited)"),
   }).optional().describe("Where this harness was forked from (written by `framework fork`)"),
   delegation: z.strictObject({
     peers: z.array(peerSchema).optional(),

@@ -2,7 +2,8 @@
  * One chat turn with the copilot: the user's message is stored at once; the copilot runs as a
  * journalled run of its own harness with the conversation so far and its constrained tools; the
  * assistant's message (with its tool activity and artifacts) and the selection are stored when the run
- * ends. The stream opens with `run_accepted` carrying the pre-allocated run id.
+ * ends. The stream opens with `run_accepted` carrying the pre-allocated run id. A slash command
+ * (`/run hello`) is the same turn with the command's script as the model (see slash_commands.ts).
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { badInput } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import type { Message } from "../models/types.ts";
+import type { ModelSpec } from "../spec/schema.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
 import type { RunHandle } from "../runner/start_run.ts";
@@ -31,6 +33,7 @@ import type { Copilot, CopilotModel } from "./copilot/setup.ts";
 import { COPILOT_SETUP_HELP } from "./copilot/setup.ts";
 import { type CopilotContext, copilotTools } from "./copilot/tools.ts";
 import type { WorkbenchDb } from "./db.ts";
+import { commandModel, slashCommand } from "./slash_commands.ts";
 
 /** The copilot run of each conversation's turn in flight, in this process. */
 const pending = new Map<string, string>();
@@ -241,20 +244,29 @@ export async function startChatTurn(
   request: ChatRequest,
 ): Promise<{ frames: AsyncGenerator<ChatFrame> }> {
   const { selection, earlier, user } = openTurn(env, conversationId, request);
-  if (!env.copilotModel) {
+  // A slash command calls a copilot tool with no model; anything else needs the copilot's model.
+  const command = slashCommand(request.message);
+  const answer = (content: string, parts: MessagePart[]) => {
     const reply = addMessage(env.db, {
       conversation_id: conversationId,
       role: "assistant",
-      content: COPILOT_SETUP_HELP,
-      parts: [{ type: "notice", text: "no copilot model configured" }],
+      content,
+      parts,
       run_id: null,
     });
     return {
-      frames: (async function* () {
+      frames: (async function* (): AsyncGenerator<ChatFrame> {
         yield { frame: "message", message: reply, selection };
       })(),
     };
+  };
+  if (command && "reply" in command) return answer(command.reply, []);
+  if (!command && !env.copilotModel) {
+    return answer(COPILOT_SETUP_HELP, [{ type: "notice", text: "no copilot model configured" }]);
   }
+  const model: ModelSpec = command
+    ? { provider: "scripted", name: `/${command.command.name}` }
+    : env.copilotModel!.model;
   const ctx: CopilotContext = {
     hive: env.hive,
     db: env.db,
@@ -269,14 +281,13 @@ export async function startChatTurn(
   const runId = newRunId();
   const submitted = await env.runs.submit(env.copilot.trusted, { input: request.message }, {
     runId,
-    spec: {
-      ...env.copilot.spec,
-      spec: { ...env.copilot.spec.spec, model: env.copilotModel.model },
-    },
+    spec: { ...env.copilot.spec, spec: { ...env.copilot.spec.spec, model } },
     inputNote: selectionNote(selection),
-    history: history(earlier),
+    // A command's script reads only its tool's answer: the conversation so far is not sent.
+    history: command ? [] : history(earlier),
     extraTools: copilotTools(ctx),
     onText: ({ turn, text }) => live.push({ frame: "delta", run_id: runId, turn, text }),
+    ...(command ? { createProvider: () => commandModel(command) } : {}),
   });
   const run = await submitted.started;
   pending.set(conversationId, run.run_id);

@@ -1,6 +1,7 @@
 /**
  * The workbench's conversations: list, create, read (with messages, artifacts and a turn in flight),
- * change (title, selection — only what exists), delete, and a chat turn streamed over SSE.
+ * change (title, selection — only what exists), delete, a chat turn streamed over SSE, and the chat's
+ * slash commands (for the composer's completion).
  *
  * @module
  */
@@ -21,6 +22,7 @@ import {
   listConversations,
 } from "../../lib/workbench/conversations.ts";
 import { changeConversation, checkSelection } from "../../lib/workbench/selection.ts";
+import { SLASH_COMMANDS } from "../../lib/workbench/slash_commands.ts";
 import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
 
 /**
@@ -33,6 +35,7 @@ export function conversationRoutes(ctx: WorkbenchContext): WorkbenchApp {
   const app = new Hono();
   const { db, hive } = ctx;
   app.get("/api/conversations", () => okResponse({ conversations: listConversations(db) }));
+  app.get("/api/chat/commands", () => okResponse({ commands: SLASH_COMMANDS }));
   app.post("/api/conversations", async (c) => {
     const b = readRequest(CONVERSATION_CREATE_REQUEST, await ctx.body(c, true));
     if (b.harness_id) checkSelection(hive, { harness_id: b.harness_id });

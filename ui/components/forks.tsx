@@ -1,6 +1,7 @@
 /**
  * Forks in the workbench: the "Fork here" form of a model call (a name prefilled with a free slug,
- * an optional model; the page never sends a path), the bar of a fork's page with Resume, and a run's
+ * an optional model, an optional change of the user message or a tool result the call was given; the
+ * page never sends a path), the bar of a fork's page with Resume, and a run's
  * Lineage (its parent, its forks by re-entry seq, its delegated runs by harness).
  *
  * @module
@@ -20,26 +21,84 @@ import { shortId } from "../format.ts";
 /** The id of the fork form's name field (the row's Fork button focuses it). */
 export const FORK_NAME_ID = "fork-name";
 
+/** A message the model call was given new, as the call's `append` holds it. */
+export type AppendedMessage = {
+  role: string;
+  content: string;
+  name?: string;
+  tool_call_id?: string;
+};
+
+/** What a fork may change before it resumes: the call's last new user message, or a tool result. */
+interface EditTarget {
+  key: string;
+  label: string;
+  kind: "user_message" | "tool_result";
+  call_id?: string;
+  original: string;
+}
+
+function editTargets(append: AppendedMessage[]): EditTarget[] {
+  const out: EditTarget[] = [];
+  const user = append.findLast((m) => m.role === "user");
+  if (user) {
+    out.push({
+      key: "user",
+      label: "the user message",
+      kind: "user_message",
+      original: user.content,
+    });
+  }
+  for (const m of append) {
+    if (m.role !== "tool" || !m.tool_call_id) continue;
+    out.push({
+      key: `tool:${m.tool_call_id}`,
+      label: `the result of ${m.name ?? "a tool"} (${m.tool_call_id})`,
+      kind: "tool_result",
+      call_id: m.tool_call_id,
+      original: m.content,
+    });
+  }
+  return out;
+}
+
 /**
- * The "Fork here" form of a model call.
+ * The "Fork here" form of a model call: a name, a model, and optionally a change of the user message
+ * or a tool result the call was given (every resume of the fork applies it).
  *
- * @param props The run and the model call's seq.
+ * @param props The run, the model call's seq and the messages it was given new.
  * @returns The form.
  */
-export function ForkForm(props: { runId: string; seq: number }) {
+export function ForkForm(props: { runId: string; seq: number; append?: AppendedMessage[] }) {
   const store = useStore();
   const suggested = useApi<{ name: string }>(paths.forkName(props.runId));
   const [name, setName] = useState<string | null>(null);
   const [model, setModel] = useState("");
+  const [target, setTarget] = useState("");
+  const [replacement, setReplacement] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const shown = name ?? suggested.data?.name ?? "";
+  const targets = editTargets(props.append ?? []);
+  const chosen = targets.find((t) => t.key === target);
 
   const fork = async () => {
     setBusy(true);
     setError(null);
     try {
-      const body = { at: props.seq, name: shown.trim(), ...(model.trim() ? { model } : {}) };
+      const edit = chosen
+        ? {
+          kind: chosen.kind,
+          replacement,
+          ...(chosen.call_id ? { call_id: chosen.call_id } : {}),
+        }
+        : undefined;
+      const body = {
+        at: props.seq,
+        name: shown.trim(),
+        ...(model.trim() ? { model } : {}),
+        ...(edit ? { edit } : {}),
+      };
       const made = await callApi<{ harness: { id: string } }>(
         store.fetcher,
         paths.fork(props.runId),
@@ -93,11 +152,53 @@ export function ForkForm(props: { runId: string; seq: number }) {
             onInput={(e) => setModel((e.target as HTMLInputElement).value)}
           />
         </label>
+      </div>
+      {targets.length
+        ? (
+          <div class="fork-edit">
+            <label class="field">
+              <span>Change before resuming</span>
+              <select
+                name="fork-edit"
+                value={target}
+                aria-label="What to change before resuming"
+                onChange={(e) => {
+                  const key = (e.target as HTMLSelectElement).value;
+                  setTarget(key);
+                  setReplacement(targets.find((t) => t.key === key)?.original ?? "");
+                }}
+              >
+                <option value="">nothing: resume with the same context</option>
+                {targets.map((t) => <option key={t.key} value={t.key}>{t.label}</option>)}
+              </select>
+            </label>
+            {chosen
+              ? (
+                <>
+                  <textarea
+                    name="fork-replacement"
+                    rows={Math.min(8, Math.max(3, replacement.split("\n").length))}
+                    value={replacement}
+                    aria-label={`What the model is given instead of ${chosen.label}`}
+                    onInput={(e) => setReplacement((e.target as HTMLTextAreaElement).value)}
+                  />
+                  <p class="muted small">
+                    The resumed run's model is given this instead of{" "}
+                    {chosen.label}. The journal keeps the replayed prefix as it was and records the
+                    change as <code>fork_edited</code>.
+                  </p>
+                </>
+              )
+              : null}
+          </div>
+        )
+        : null}
+      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <div class="fork-actions">
         <button type="submit" class="primary" disabled={busy || !shown.trim()}>
-          <Icon name="fork" /> Fork
+          <Icon name="fork" /> {chosen ? "Fork with the edit" : "Fork"}
         </button>
       </div>
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
     </form>
   );
 }
@@ -111,7 +212,12 @@ export function ForkForm(props: { runId: string; seq: number }) {
 export function ForkBar(props: { harness: HarnessDetail }) {
   const store = useStore();
   const fork = props.harness.spec?.fork as
-    | { parent: string; run_id: string; at: number }
+    | {
+      parent: string;
+      run_id: string;
+      at: number;
+      edit?: { kind: string; call_id?: string; replacement: string };
+    }
     | undefined;
   const [busy, setBusy] = useState(false);
   if (!fork) return null;
@@ -137,6 +243,17 @@ export function ForkBar(props: { harness: HarnessDetail }) {
         Fork of{" "}
         <Link to={withRoute(store.route.value, { harness: fork.parent })}>{fork.parent}</Link>{" "}
         at seq {fork.at} of <Link to={parentRoute} class="mono">{shortId(fork.run_id)}</Link>
+        {fork.edit
+          ? (
+            <span data-testid="fork-edit-note" title={fork.edit.replacement}>
+              {` · with ${
+                fork.edit.kind === "user_message"
+                  ? "the user message"
+                  : `the result of ${fork.edit.call_id ?? "a tool call"}`
+              } changed`}
+            </span>
+          )
+          : null}
       </span>
       <button
         type="button"

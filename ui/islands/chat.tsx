@@ -12,6 +12,7 @@ import { ApiError, callApi, jsonBody, readSse } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
 import { SteerBox } from "../components/live_controls.tsx";
+import { SLASH_MENU_ID, SlashMenu, useSlashMenu } from "../components/slash_menu.tsx";
 import { Link } from "../components/link.tsx";
 import { Markdown } from "../components/markdown.tsx";
 import { RunStatusBadge } from "../components/status.tsx";
@@ -161,6 +162,7 @@ export function Chat() {
         pendingRun={pendingRun}
         live={shownLive}
         suggest={setDraft}
+        copilot={!!store.health.copilot}
       />
 
       <Composer
@@ -178,14 +180,15 @@ export function Chat() {
   );
 }
 
-/** Says how to give the copilot a model; the rest of the workbench works without one. */
+/** Says how to give the copilot a model, and what works without one (the slash commands). */
 function NoCopilot() {
   return (
-    <div class="banner banner-warn" role="note">
+    <div class="banner banner-warn" role="note" data-testid="no-copilot">
       No copilot model is set. Start the workbench with <code>FRAMEWORK_COPILOT_MODEL</code> (e.g.
       {" "}
       <code>openai:gpt-4.1-mini</code>) or a provider key such as{" "}
-      <code>OPENAI_API_KEY</code>. Everything else works without it.
+      <code>OPENAI_API_KEY</code>. Everything else works without it, and so do the chat's commands:
+      type <kbd>/</kbd> (<code>/run hello</code>, <code>/measure</code>, <code>/help</code>).
     </div>
   );
 }
@@ -319,6 +322,8 @@ function ChatLog(props: {
   pendingRun: string | null;
   live: LiveTurn | null;
   suggest: (text: string) => void;
+  /** Whether the copilot has a model (else the welcome offers commands). */
+  copilot: boolean;
 }) {
   const { logRef, stick, messages, artifacts, route, pendingRun } = props;
   const shownLive = props.live;
@@ -337,9 +342,18 @@ function ChatLog(props: {
       {!messages.length && !shownLive
         ? (
           <div class="chat-welcome">
-            <p class="empty-title">Ask the copilot to build, run, debug or improve a harness.</p>
+            <p class="empty-title">
+              {props.copilot
+                ? "Ask the copilot to build, run, debug or improve a harness."
+                : "Run, steer, fork, evaluate and improve the selected harness with commands."}
+            </p>
+            <p class="muted small" data-testid="commands-note">
+              {props.copilot
+                ? "Or type / for commands that call the copilot's tools directly."
+                : "Type / for the list: each command calls one of the copilot's tools directly, no model needed, and its result shows here as the copilot's would."}
+            </p>
             <ul class="suggestions">
-              {SUGGESTIONS.map((s) => (
+              {(props.copilot ? SUGGESTIONS : COMMAND_SUGGESTIONS).map((s) => (
                 <li key={s}>
                   <button
                     type="button"
@@ -401,6 +415,7 @@ function Composer(props: {
   steerRunId: string | null;
 }) {
   const { draft, setDraft, send, inFlight } = props;
+  const slash = useSlashMenu(draft, setDraft);
   const stopButton = (
     <button
       type="button"
@@ -432,6 +447,7 @@ function Composer(props: {
         void send(draft);
       }}
     >
+      <SlashMenu shown={slash.shown} current={slash.current} complete={slash.complete} />
       <textarea
         id="composer"
         name="message"
@@ -439,10 +455,15 @@ function Composer(props: {
         value={draft}
         placeholder={props.busy
           ? "The copilot is working…"
-          : "Message the copilot (Enter sends, Shift+Enter for a new line)"}
+          : "Message the copilot, or / for commands (Enter sends, Shift+Enter for a new line)"}
         aria-label="Message to the copilot"
+        aria-autocomplete="list"
+        aria-controls={slash.shown.length ? SLASH_MENU_ID : undefined}
+        aria-expanded={slash.shown.length > 0}
+        aria-activedescendant={slash.current ? `slash-${slash.current.name}` : undefined}
         onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {
+          if (!e.isComposing && slash.onKey(e)) return;
           if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             void send(draft);
@@ -462,6 +483,9 @@ function Composer(props: {
     </form>
   );
 }
+
+/** What the welcome offers without a copilot model: commands. */
+const COMMAND_SUGGESTIONS = ["/run hello", "/measure", "/eval", "/help"];
 
 const SUGGESTIONS = [
   "Create a harness that answers questions about refunds",

@@ -8,6 +8,8 @@
 import { useState } from "preact/hooks";
 import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { Empty, Pending } from "../components/empty.tsx";
+import { EvalCaseForm } from "../components/eval_case.tsx";
+import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";
 import { RunStatusBadge } from "../components/status.tsx";
@@ -40,6 +42,8 @@ export function Runs(props: { harness: HarnessDetail }) {
   // one ends.
   const tallies = useLiveRows(props.harness.id, rows);
   const now = useNow(rows.some((r) => r.status === "running"));
+  // The run being added to an eval set (its form shows above the table).
+  const [adding, setAdding] = useState<string | null>(null);
 
   useShortcuts({
     j: () => setCursor((c) => Math.min(rows.length - 1, c + 1)),
@@ -61,6 +65,16 @@ export function Runs(props: { harness: HarnessDetail }) {
           to={(f) => withRoute(route, { query: { status: f, before: "" } })}
         />
       </div>
+      {adding
+        ? (
+          <EvalCaseForm
+            key={adding}
+            runId={adding}
+            harnessId={props.harness.id}
+            onClose={() => setAdding(null)}
+          />
+        )
+        : null}
       {!runs.data ? <Pending error={runs.error} what="the runs" /> : rows.length
         ? (
           <>
@@ -73,6 +87,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                 <col class="c-duration" />
                 <col class="c-started" />
                 <col class="c-input" />
+                <col class="c-actions" />
               </colgroup>
               <thead>
                 <tr>
@@ -83,6 +98,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                   <th class="num">Duration</th>
                   <th>Started</th>
                   <th>Input</th>
+                  <th class="row-actions" aria-label="Actions" />
                 </tr>
               </thead>
               <tbody>
@@ -98,7 +114,7 @@ export function Runs(props: { harness: HarnessDetail }) {
                       }`}
                       data-run-id={r.run_id}
                       onClick={(ev) => {
-                        if ((ev.target as HTMLElement).closest("a")) return;
+                        if ((ev.target as HTMLElement).closest("a, button")) return;
                         store.navigate(to);
                       }}
                     >
@@ -148,6 +164,19 @@ export function Runs(props: { harness: HarnessDetail }) {
                       </td>
                       <td class="excerpt" title={r.input_excerpt}>
                         {oneLine(r.input_excerpt, 60)}
+                      </td>
+                      <td class="row-actions">
+                        {r.status === "running" ? null : (
+                          <button
+                            type="button"
+                            class="icon-button"
+                            title="Add this run to an eval set"
+                            data-testid="add-to-eval"
+                            onClick={() => setAdding(r.run_id)}
+                          >
+                            <Icon name="plus" label="Add this run to an eval set" />
+                          </button>
+                        )}
                       </td>
                     </tr>
                   );

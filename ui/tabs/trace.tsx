@@ -25,7 +25,13 @@ import { elapsedSince, useLiveRows, useNow, useRunFrames } from "../live_runs.ts
 import { runTally } from "../../lib/journal/tally.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
-import { FORK_NAME_ID, ForkForm, LineagePanel } from "../components/forks.tsx";
+import {
+  type AppendedMessage,
+  FORK_NAME_ID,
+  ForkForm,
+  LineagePanel,
+} from "../components/forks.tsx";
+import { EvalCaseForm } from "../components/eval_case.tsx";
 import { DelegationPanel } from "../components/delegation.tsx";
 import type {
   FoldedContext,
@@ -248,6 +254,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   const seq = route.query.seq ? Number(route.query.seq) : null;
   const selected = seq === null ? undefined : events.find((e) => e.seq === seq);
   const start = Date.parse(events[0]?.ts ?? run.started_at);
+  const [addingCase, setAddingCase] = useState(false);
 
   const select = (e: JournalEvent | undefined) => {
     if (!e) return;
@@ -315,6 +322,16 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         </div>
         <div class="trace-actions">
           {trace.live ? null : (
+            <button
+              type="button"
+              data-testid="add-to-eval"
+              aria-expanded={addingCase}
+              onClick={() => setAddingCase(!addingCase)}
+            >
+              <Icon name="plus" /> Add to eval set
+            </button>
+          )}
+          {trace.live ? null : (
             <a
               class="button"
               href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
@@ -358,6 +375,16 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         </div>
       </div>
 
+      {addingCase && !trace.live
+        ? (
+          <EvalCaseForm
+            key={run.run_id}
+            runId={run.run_id}
+            harnessId={run.harness_id}
+            onClose={() => setAddingCase(false)}
+          />
+        )
+        : null}
       {live ? <RunSwitches runId={run.run_id} state={live} /> : null}
       {live || counts.has("steering_delivered")
         ? <SteerBox runId={run.run_id} live={!!live} />
@@ -660,6 +687,10 @@ export function summary(e: JournalEvent): string {
       return `${p.peer} ${p.status} · ${formatCost(p.cost_usd as number)} · ${p.turns} turns`;
     case "delegation_declined":
       return `declined: ${oneLine(p.reason, 90)}`;
+    case "fork_edited":
+      return `${
+        p.kind === "user_message" ? "user message" : `result of ${p.tool ?? "?"} (${p.call_id})`
+      } · ${oneLine(p.original, 40)} → ${oneLine(p.replacement, 50)}`;
     case "fork_resumed":
       return `re-enters ${shortId(String(p.parent_run_id))} at seq ${p.at}`;
     case "replayed":
@@ -726,7 +757,11 @@ function EventDetail(
       {e.type === "model_call"
         ? (
           <>
-            <ForkForm runId={props.runId} seq={e.seq} />
+            <ForkForm
+              runId={props.runId}
+              seq={e.seq}
+              append={(p.append as AppendedMessage[] | undefined) ?? []}
+            />
             <FoldedContextView runId={props.runId} seq={e.seq} />
           </>
         )

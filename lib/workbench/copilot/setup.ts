@@ -14,6 +14,7 @@ import { specPath, workbenchDir } from "../../paths.ts";
 import { type LoadedSpec, loadSpec } from "../../spec/load.ts";
 import { modelSchema, type ModelSpec } from "../../spec/schema.ts";
 import { type TrustedFolder, trustGate } from "../../trust/gate.ts";
+import { slashUsages } from "../slash_commands.ts";
 import bundled from "./harness.yaml" with { type: "text" };
 
 /** The copilot's working copy folder. */
@@ -132,4 +133,6 @@ export const COPILOT_SETUP_HELP = [
   "- `FRAMEWORK_COPILOT_MODEL=anthropic:claude-sonnet-4-5` and `ANTHROPIC_API_KEY` set",
   "- `FRAMEWORK_COPILOT_MODEL=openai-compatible:llama3.1@http://127.0.0.1:11434/v1` for Ollama, vLLM, LM Studio, llama.cpp",
   "Without FRAMEWORK_COPILOT_MODEL, the first of OPENAI_API_KEY or ANTHROPIC_API_KEY found is used.",
+  "",
+  `Meanwhile, slash commands call the copilot's tools with no model: ${slashUsages()}; \`/help\` lists them.`,
 ].join("\n");

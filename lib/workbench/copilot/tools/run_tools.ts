@@ -1,6 +1,7 @@
 /**
  * The copilot's run tools: execute a target harness (a separate journalled run owned by the target,
- * through the run service and its trust check), diagnose a run, measure a harness.
+ * through the run service and its trust check), steer or stop a run it started, diagnose a run,
+ * measure a harness.
  *
  * @module
  */
@@ -11,13 +12,21 @@ import { getTrace } from "../../../journal/trace.ts";
 import { badInput } from "../../../errors.ts";
 import { runOutcome } from "../../../run_types.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
-import { runControls } from "../../../runs/controls.ts";
+import { runControls, stopRun } from "../../../runs/controls.ts";
 import { measureProposal } from "../../../evals/measure_proposal.ts";
 import { runEval } from "../../../evals/run_eval.ts";
 import { harnessRefOf } from "../../catalog.ts";
 import { listArtifacts } from "../../conversations.ts";
 import { targetRun } from "../../runs.ts";
-import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
+import {
+  artifact,
+  COPILOT_ACTOR,
+  type CopilotContext,
+  HARNESS,
+  str,
+  target,
+  tool,
+} from "./base.ts";
 
 /** The run id a run artifact holds. */
 function runIdOf(content: string): unknown {
@@ -82,6 +91,7 @@ export function runTools(ctx: CopilotContext): Tool[] {
       },
     ),
     steerRunTool(ctx),
+    stopRunTool(ctx),
     tool(
       "diagnose_run",
       "Diagnose a run: status, failure signature, hash-chain integrity, tool errors and the context the model saw last.",
@@ -128,19 +138,51 @@ function steerRunTool(ctx: CopilotContext): Tool {
     },
     ["text"],
     (args) => {
-      const runId = str(args, "run_id") ?? ctx.selection.run_id;
-      if (!runId) throw new ToolError("no_run", "No run is selected; name one");
-      const started = listArtifacts(ctx.db, ctx.conversationId).some((a) =>
-        a.kind === "run" && runIdOf(a.content) === runId
-      );
-      if (!started) {
-        throw new ToolError(
-          "refused",
-          `Run ${runId} was not started in this conversation; steer only runs you started with execute_run`,
-        );
-      }
+      const runId = startedHere(ctx, str(args, "run_id"), "steer");
       const message = runControls(ctx.hive, runId, targetRun).steer(str(args, "text", true)!);
       return Promise.resolve({ message, note: "Delivered at the run's next turn boundary." });
+    },
+  );
+}
+
+/**
+ * The run a control names (default: the selected one), which this conversation must have started:
+ * the copilot controls its own runs, never a person's or another conversation's.
+ */
+function startedHere(ctx: CopilotContext, named: string | undefined, verb: string): string {
+  const runId = named ?? ctx.selection.run_id;
+  if (!runId) throw new ToolError("no_run", "No run is selected; name one");
+  const started = listArtifacts(ctx.db, ctx.conversationId).some((a) =>
+    a.kind === "run" && runIdOf(a.content) === runId
+  );
+  if (!started) {
+    throw new ToolError(
+      "refused",
+      `Run ${runId} was not started in this conversation; ${verb} only runs you started with execute_run`,
+    );
+  }
+  return runId;
+}
+
+/** Stops a live run this conversation started, through the same library function as the page. */
+function stopRunTool(ctx: CopilotContext): Tool {
+  return tool(
+    "stop_run",
+    "Stop a live run this conversation started: at its next turn boundary (the call in flight finishes), or at once with now: true.",
+    {
+      run_id: { type: "string", description: "Default: the selected run" },
+      now: { type: "boolean", description: "Abort what is in flight (default false)" },
+    },
+    [],
+    (args) => {
+      const runId = startedHere(ctx, str(args, "run_id"), "stop");
+      const control = stopRun(
+        ctx.hive,
+        runId,
+        { now: args.now === true, by: COPILOT_ACTOR },
+        targetRun,
+      );
+      return Promise.resolve({ run_id: runId, control });
     },
   );
 }
@@ -149,10 +191,11 @@ function steerRunTool(ctx: CopilotContext): Tool {
 function measureHarnessTool(ctx: CopilotContext): Tool {
   return tool(
     "measure_harness",
-    "Measure a harness: success rate, cost, turns, durations and failure groups of its live runs. With `set`, also run that eval set (evals/<set>.yaml); with `proposal_id`, measure the proposal's YAML on the set before it is applied (on a temporary copy; nothing is applied).",
+    "Measure a harness: success rate, cost, turns, durations and failure groups of its live runs. With `set` (or `eval: true` for its only set), also run that eval set (evals/<set>.yaml); with `proposal_id`, measure the proposal's YAML on the set before it is applied (on a temporary copy; nothing is applied).",
     {
       ...HARNESS,
       set: { type: "string", description: "An eval set to run" },
+      eval: { type: "boolean", description: "Run the eval set: `set`, or the harness's only one" },
       proposal_id: { type: "string", description: "A queued proposal to measure on the set" },
     },
     [],
@@ -171,7 +214,9 @@ function measureHarnessTool(ctx: CopilotContext): Tool {
         const m = await measureProposal(ctx.hive, ctx.runs, dir, proposalId, set ? { set } : {});
         return { ...live, proposal: m };
       }
-      if (set) return { ...live, eval: await runEval(ctx.hive, ctx.runs, dir, { set }) };
+      if (set || args.eval === true) {
+        return { ...live, eval: await runEval(ctx.hive, ctx.runs, dir, set ? { set } : {}) };
+      }
       return live;
     },
   );
