@@ -39,9 +39,12 @@ export const paths = {
     withQuery(`/api/harnesses/${e(id)}/runs`, { status, before, limit }),
   trace: (runId: string, limit?: number, from?: number) =>
     withQuery(`/api/runs/${e(runId)}`, { limit, ...(from && from > 1 ? { from } : {}) }),
-  stopRun: (runId: string) => `/api/runs/${e(runId)}/stop`,
-  runMessages: (runId: string) => `/api/runs/${e(runId)}/messages`,
-  runMessage: (runId: string, id: string) => `/api/runs/${e(runId)}/messages/${e(id)}`,
+  /** Where a run's steering and stop live; a conversation's turn has its own (`turnControls`). */
+  runControls: (runId: string) => `/api/runs/${e(runId)}`,
+  turnControls: (conversationId: string) => `/api/conversations/${e(conversationId)}/turn`,
+  stop: (controls: string) => `${controls}/stop`,
+  messages: (controls: string) => `${controls}/messages`,
+  message: (controls: string, id: string) => `${controls}/messages/${e(id)}`,
   runModel: (runId: string) => `/api/runs/${e(runId)}/model`,
   runPlaybook: (runId: string) => `/api/runs/${e(runId)}/playbook`,
   startRun: (id: string) => `/api/harnesses/${e(id)}/runs?stream=true`,

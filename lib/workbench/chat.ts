@@ -8,15 +8,17 @@
  * @module
  */
 
-import { badInput } from "../errors.ts";
+import { badInput, FrameworkError, notFound } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
 import type { JournalEvent } from "../journal/event.ts";
+import { findRun } from "../journal/trace.ts";
 import type { Message } from "../models/types.ts";
 import type { ModelSpec } from "../spec/schema.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
 import type { RunHandle } from "../runner/start_run.ts";
 import { type TraceFrame, traceFrame } from "../runs/frames.ts";
+import type { RunFinder } from "../runs/controls.ts";
 import type { RunService } from "../runs/service.ts";
 import type { RunResult } from "../run_types.ts";
 import {
@@ -37,6 +39,8 @@ import { commandModel, slashCommand } from "./slash_commands.ts";
 
 /** The copilot run of each conversation's turn in flight, in this process. */
 const pending = new Map<string, string>();
+/** The copilot run of each conversation's latest turn in this process, in flight or ended. */
+const latest = new Map<string, string>();
 
 /**
  * The copilot run of a conversation's turn still in flight (a page opened mid-turn waits for it).
@@ -46,6 +50,36 @@ const pending = new Map<string, string>();
  */
 export function pendingTurn(conversationId: string): string | null {
   return pending.get(conversationId) ?? null;
+}
+
+/**
+ * The copilot run of a conversation's latest turn, and how its controls find it: the chat steers and
+ * stops its own turn through the conversation (`/api/conversations/{id}/turn/…`), while the run
+ * routes, which do not show the copilot's runs, never reach it. Once the turn has ended its messages
+ * stay readable and every control is a conflict, as for any run.
+ *
+ * @param conversationId The conversation.
+ * @returns The run id and a finder that knows that run alone.
+ * @throws `conflict` when the conversation has had no turn in this process.
+ */
+export function conversationTurn(conversationId: string): { runId: string; find: RunFinder } {
+  const runId = latest.get(conversationId);
+  if (!runId) {
+    throw new FrameworkError(
+      "conflict",
+      `No turn of conversation ${
+        JSON.stringify(conversationId)
+      } is in flight; steer or stop a turn while it runs`,
+      { conversation_id: conversationId },
+    );
+  }
+  return {
+    runId,
+    find: (db, id) => {
+      if (id !== runId) throw notFound(`Unknown run ${JSON.stringify(id)}`);
+      return findRun(db, null, id);
+    },
+  };
 }
 
 /**
@@ -291,6 +325,7 @@ export async function startChatTurn(
   });
   const run = await submitted.started;
   pending.set(conversationId, run.run_id);
+  latest.set(conversationId, run.run_id);
   // The turn is stored when the run ends, whoever is (still) listening.
   const done = run.result.then((result) => ({
     message: storeReply(env, ctx, run, result),

@@ -153,3 +153,113 @@ Deno.test("workbench: every live control answers 404 for the copilot's own runs,
     await sse.close();
   }
 });
+
+Deno.test("workbench: a conversation steers and stops its own copilot turn through /api/conversations/{id}/turn", async (t) => {
+  await using home = await tempDir("fw-wbct-home-");
+  await using cwd = await tempDir("fw-wbct-cwd-");
+  await using scripts = await tempDir("fw-wbct-script-");
+  const held = await writeHarness(join(cwd.path, "harnesses"), "held", {
+    model: scripted([{ tool_calls: [{ name: "hold", arguments: {} }] }, { text: "Released." }]),
+    tools: [{ code: "tools.ts#hold", name: "hold" }],
+  }, { "tools.ts": HOLD_TOOL, "workspace/.keep": "" });
+  const script = join(scripts.path, "copilot.yaml");
+  await Deno.writeTextFile(
+    script,
+    JSON.stringify({
+      replies: [
+        {
+          tool_calls: [{
+            name: "execute_run",
+            arguments: { harness: "held", input: "Hold on", wait: true },
+          }],
+        },
+        { text: "It ran." },
+        // A second turn: held again, then stopped by the person.
+        {
+          tool_calls: [{
+            name: "execute_run",
+            arguments: { harness: "held", input: "Hold again", wait: true },
+          }],
+        },
+        { text: "Never said." },
+      ],
+    }),
+  );
+  await using wb = await startWorkbenchProcess({
+    home: home.path,
+    cwd: cwd.path,
+    env: { FRAMEWORK_COPILOT_MODEL: `scripted:${script}` },
+  });
+  assert.equal((await call(wb, "POST", "/api/harnesses/held/trust", {})).status, 200);
+  const conversation = (await call(wb, "POST", "/api/conversations", {})).json.data.id;
+  const other = (await call(wb, "POST", "/api/conversations", {})).json.data.id;
+  const turn = `/api/conversations/${conversation}/turn`;
+
+  await t.step("no turn in flight: 409, saying so", async () => {
+    const idle = await call(wb, "POST", `${turn}/messages`, { text: "Anyone?" });
+    assert.equal(idle.status, 409, JSON.stringify(idle.json));
+    assert.match(idle.json.error.message, /No turn of conversation .* is in flight/);
+  });
+
+  const send = async (message: string) => {
+    const res = await fetch(`${wb.url}/api/conversations/${conversation}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message }),
+    });
+    const sse = new SseReader(res);
+    const [accepted] = await sse.until((f) => f.event === "run_accepted", "run_accepted");
+    const copilotRun: string = accepted!.data.run_id;
+    await sse.until(
+      (f) => f.data?.run_id === copilotRun && f.data?.type === "tool_call",
+      "the copilot's execute_run call",
+    );
+    return { sse, copilotRun };
+  };
+
+  await t.step(
+    "steer the turn in flight: queued, listed, delivered at its next boundary",
+    async () => {
+      const { sse, copilotRun } = await send("Run held");
+      try {
+        const queued = await call(wb, "POST", `${turn}/messages`, { text: "Be brief." });
+        assert.equal(queued.status, 201, JSON.stringify(queued.json));
+        const listed = await call(wb, "GET", `${turn}/messages`);
+        assert.deepEqual(listed.json.data.messages.map((m: Json) => m.text), ["Be brief."]);
+        // Another conversation has no turn in flight: it cannot reach this one.
+        const foreign = await call(wb, "POST", `/api/conversations/${other}/turn/stop`, {});
+        assert.equal(foreign.status, 409);
+        await Deno.writeTextFile(join(held, "workspace", "go"), "");
+        const result = (await sse.rest()).find((f) => f.event === "run_result")!.data.result;
+        assert.equal(result.status, "success");
+        const events = parseJournal(
+          await Deno.readFile(
+            join(home.path, "workbench", "copilot", ".framework", "traces", `${copilotRun}.jsonl`),
+          ),
+        );
+        assert.deepEqual(
+          events.filter((e) => e.type === "steering_delivered").map((e) => e.payload.text),
+          ["Be brief."],
+        );
+      } finally {
+        await sse.close();
+      }
+    },
+  );
+
+  await t.step("stop the turn in flight now", async () => {
+    await Deno.remove(join(held, "workspace", "go"));
+    const { sse } = await send("Run held again");
+    try {
+      const stopped = await call(wb, "POST", `${turn}/stop`, { now: true });
+      assert.equal(stopped.status, 200, JSON.stringify(stopped.json));
+      assert.equal(stopped.json.data.control.kind, "stop");
+      const result = (await sse.rest()).find((f) => f.event === "run_result")!.data.result;
+      assert.equal(result.status, "error");
+      assert.equal(result.error.reason, "stopped");
+    } finally {
+      await sse.close();
+      await Deno.writeTextFile(join(held, "workspace", "go"), "");
+    }
+  });
+});

@@ -21,12 +21,13 @@ const QUEUE_POLL_MS = 1000;
 /**
  * The steer box of a live run.
  *
- * @param props The run, and whether it is still live.
+ * @param props Where the run's controls live (`paths.runControls`, or a conversation's turn), and
+ *   whether it is still live.
  * @returns The box.
  */
-export function SteerBox(props: { runId: string; live: boolean; label?: string }) {
+export function SteerBox(props: { controls: string; live: boolean; label?: string }) {
   const store = useStore();
-  const path = paths.runMessages(props.runId);
+  const path = paths.messages(props.controls);
   const list = useApi<{ messages: SteeringMessage[] }>(path);
   const [draft, setDraft] = useState("");
 
@@ -50,7 +51,7 @@ export function SteerBox(props: { runId: string; live: boolean; label?: string }
       {messages.length
         ? (
           <ul class="steer-list" aria-label="Steering messages">
-            {messages.map((m) => <SteerItem key={m.id} runId={props.runId} message={m} />)}
+            {messages.map((m) => <SteerItem key={m.id} controls={props.controls} message={m} />)}
           </ul>
         )
         : null}
@@ -88,23 +89,23 @@ export function SteerBox(props: { runId: string; live: boolean; label?: string }
 }
 
 /** A queued message (editable, deletable) or a delivered one (read-only, with its turn). */
-function SteerItem(props: { runId: string; message: SteeringMessage }) {
+function SteerItem(props: { controls: string; message: SteeringMessage }) {
   const store = useStore();
   const m = props.message;
   const [editing, setEditing] = useState<string | null>(null);
-  const listPath = paths.runMessages(props.runId);
+  const listPath = paths.messages(props.controls);
   const [save, saving] = useAction(async () => {
     if (editing === null || !editing.trim()) return;
     await callApi(
       store.fetcher,
-      paths.runMessage(props.runId, m.id),
+      paths.message(props.controls, m.id),
       jsonBody("PATCH", { text: editing }),
     );
     setEditing(null);
     await store.cache.load(listPath, true);
   });
   const [remove, removing] = useAction(async () => {
-    await callApi(store.fetcher, paths.runMessage(props.runId, m.id), { method: "DELETE" });
+    await callApi(store.fetcher, paths.message(props.controls, m.id), { method: "DELETE" });
     await store.cache.load(listPath, true);
   });
 
@@ -184,7 +185,7 @@ export function RunSwitches(props: { runId: string; state: LiveView }) {
     store.notify(`Switching to ${name} at the next turn; its gates decide.`);
   });
   const [stop, stopping] = useAction(async (now: boolean) => {
-    await callApi(store.fetcher, paths.stopRun(props.runId), jsonBody("POST", now ? { now } : {}));
+    await callApi(store.fetcher, paths.stop(paths.runControls(props.runId)), jsonBody("POST", now ? { now } : {}));
     store.notify(now ? "Stopping now." : "Stopping at the end of this turn.");
   });
   return (

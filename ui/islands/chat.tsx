@@ -138,10 +138,17 @@ export function Chat() {
     }
   };
 
+  // The turn in flight is steered and stopped through its conversation (the run routes do not show
+  // the copilot's runs).
+  const turnConversation = shownLive?.conversationId ?? route.conversation;
+  const turnControls = turnConversation && (shownLive?.runId ?? pendingRun)
+    ? paths.turnControls(turnConversation)
+    : null;
   const [stop, stopping] = useAction(async () => {
-    const runId = shownLive?.runId ?? pendingRun;
     // The person means "stop now": the copilot's call in flight is aborted.
-    if (runId) await callApi(store.fetcher, paths.stopRun(runId), jsonBody("POST", { now: true }));
+    if (turnControls) {
+      await callApi(store.fetcher, paths.stop(turnControls), jsonBody("POST", { now: true }));
+    }
   });
 
   const flat = flatten(catalog.data?.harnesses ?? []);
@@ -174,7 +181,7 @@ export function Chat() {
         stoppable={(!!shownLive && !shownLive.error) || !!pendingRun}
         stop={stop}
         stopping={stopping || !(shownLive?.runId ?? pendingRun)}
-        steerRunId={shownLive && !shownLive.error ? shownLive.runId : pendingRun}
+        steerControls={(shownLive && !shownLive.error) || pendingRun ? turnControls : null}
       />
     </section>
   );
@@ -411,8 +418,8 @@ function Composer(props: {
   stoppable: boolean;
   stop: () => Promise<void>;
   stopping: boolean;
-  /** The copilot run in flight: the composer steers it. */
-  steerRunId: string | null;
+  /** Where the copilot's turn in flight is steered: the composer steers it. */
+  steerControls: string | null;
 }) {
   const { draft, setDraft, send, inFlight } = props;
   const slash = useSlashMenu(draft, setDraft);
@@ -427,11 +434,11 @@ function Composer(props: {
       <Icon name="stop" /> Stop
     </button>
   );
-  if (props.steerRunId) {
+  if (props.steerControls) {
     return (
       <div class="composer composer-steer">
         <SteerBox
-          runId={props.steerRunId}
+          controls={props.steerControls}
           live
           label="Steer the copilot: it reads this at its next turn"
         />

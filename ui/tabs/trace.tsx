@@ -387,7 +387,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         : null}
       {live ? <RunSwitches runId={run.run_id} state={live} /> : null}
       {live || counts.has("steering_delivered")
-        ? <SteerBox runId={run.run_id} live={!!live} />
+        ? <SteerBox controls={paths.runControls(run.run_id)} live={!!live} />
         : null}
       <DelegationPanel events={events} totalCost={figures.cost_usd} />
       <LineagePanel runId={run.run_id} live={trace.live} />
