@@ -185,7 +185,11 @@ export function RunSwitches(props: { runId: string; state: LiveView }) {
     store.notify(`Switching to ${name} at the next turn; its gates decide.`);
   });
   const [stop, stopping] = useAction(async (now: boolean) => {
-    await callApi(store.fetcher, paths.stop(paths.runControls(props.runId)), jsonBody("POST", now ? { now } : {}));
+    await callApi(
+      store.fetcher,
+      paths.stop(paths.runControls(props.runId)),
+      jsonBody("POST", now ? { now } : {}),
+    );
     store.notify(now ? "Stopping now." : "Stopping at the end of this turn.");
   });
   return (
