@@ -344,7 +344,7 @@ export function traceFoldersWithin(db: Hive, dir: string): string[] {
   ).all(prefix) as { folder: string }[]).map((r) => r.folder);
 }
 
-/** Live-run figures of one spec version (CONTRACT.md compare metrics). */
+/** Live-run figures of one spec version (the `metrics` of a comparison, docs/evaluations.md). */
 export interface VersionMetrics {
   runs: number;
   success_rate: number | null;

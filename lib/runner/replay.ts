@@ -37,7 +37,14 @@ export interface Replay {
  *
  * @example
  * ```ts
- * const replay = replayFrom(await Deno.readFile(parent.trace_path), { run_id, at: 6, head });
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * // A fork's harness.yaml records where it re-enters its parent: fork {parent, run_id, at, head}.
+ * const { spec } = await loadSpec("/h/refunds-fr");
+ * const fork = spec.fork!;
+ * const journal = await Deno.readFile(`/h/refunds/.framework/traces/${fork.run_id}.jsonl`);
+ * const replay = replayFrom(journal, fork);
+ * replay.messages; // what the parent's model was given at its call `fork.at`
  * ```
  * @param bytes The parent's journal.
  * @param fork The parent run, the re-entry seq and the recorded head.

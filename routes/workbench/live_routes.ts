@@ -1,8 +1,9 @@
 /**
- * Controls of a live run (CONTRACT.md "Live runs"): steering messages, addressable and editable until
- * the loop takes them, model and playbook changes, and stop. Every control answers at once; the run
- * applies it at its next turn boundary. The person in the page acts as `workbench`. Runs are found as
- * `GET /api/runs/{id}` finds them (`targetRun`): the copilot's own runs are unknown here too (404).
+ * Controls of a live run (docs/workbench-api.md, Live runs): steering messages, addressable and
+ * editable until the loop takes them, model and playbook changes, and stop. Every control answers
+ * at once; the run applies it at its next turn boundary. The person in the page acts as
+ * `workbench`. Runs are found as `GET /api/runs/{id}` finds them (`targetRun`): the copilot's own
+ * runs are unknown here too (404).
  *
  * @module
  */
