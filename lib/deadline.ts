@@ -20,7 +20,7 @@ export interface Deadline extends Disposable {
  * @example
  * ```ts
  * using limit = deadline(600_000);
- * await work(limit.signal);
+ * await fetch("https://example.com/", { signal: limit.signal });
  * ```
  * @param ms Milliseconds until the signal aborts.
  * @returns The deadline.

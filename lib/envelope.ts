@@ -1,5 +1,6 @@
 /**
- * The `ok` wrapper shared by the CLI's `--json` output and every HTTP response body (CONTRACT.md).
+ * The `ok` wrapper shared by the CLI's `--json` output and every HTTP response body
+ * (docs/http-contract.md, The ok wrapper).
  *
  * @module
  */
@@ -38,6 +39,8 @@ export function okEnvelope<T>(data: T): OkEnvelope<T> {
  *
  * @example
  * ```ts
+ * import { FrameworkError } from "./errors.ts";
+ *
  * errorEnvelope(new FrameworkError("not_found", "Unknown run")).error.kind; // "not_found"
  * ```
  * @param err The thrown value.

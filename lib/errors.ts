@@ -1,6 +1,12 @@
 /**
- * The one error type of the framework and the single mapping from its kind to an HTTP status and a CLI
- * exit code. Nothing else in the code base decides a status code or an exit code.
+ * The one error type of the framework and the single mapping from its kind to an HTTP status and a
+ * CLI exit code: every failure answered in the ok wrapper, over HTTP or by the CLI, gets both from
+ * here (405 and 413 from the two helpers below). What is not a failure is decided where it is
+ * answered: a route's success status (200, or 201 and 202 in the workbench API), the CLI's exit 3
+ * for a run or an eval case that did not succeed ({@link EXIT_RUN_NOT_SUCCESS}), its exit 2 for
+ * `validate` of an invalid spec, `trace --verify` of a broken chain and a bare `framework` (cli.ts,
+ * cli/main.ts), and the statuses of the workbench's own HTML pages (routes/workbench_pages.tsx,
+ * routes/workbench_launcher.ts). The table: docs/http-contract.md.
  *
  * @module
  */
@@ -28,7 +34,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
   internal: 500,
 };
 
-/** CLI exit code per error kind (CONTRACT.md: 1 internal, 2 bad input, 4 untrusted, 5 auth). */
+/** CLI exit code per error kind: 1 internal, 2 bad input, 4 untrusted, 5 auth (docs/cli.md). */
 export const EXIT_CODE: Readonly<Record<ErrorKind, number>> = {
   bad_input: 2,
   unauthorized: 5,

@@ -15,8 +15,12 @@ export type SchemaCheck = (value: unknown) => string[];
  *
  * @example
  * ```ts
- * const check = compileJsonSchema({ type: "object", required: ["id"] });
- * check({}); // ['id: Invalid input: expected nonoptional, received undefined'] (wording from zod)
+ * const check = compileJsonSchema({
+ *   type: "object",
+ *   properties: { id: { type: "string" } },
+ *   required: ["id"],
+ * });
+ * check({}); // ["id: Invalid input: expected string, received undefined"] (wording from zod)
  * ```
  * @param schema A JSON Schema (draft 2020-12 subset that zod understands).
  * @returns The check.

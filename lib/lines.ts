@@ -120,8 +120,13 @@ function byteSize(n: number): string {
  *
  * @example
  * ```ts
- * using file = await Deno.open(path);
- * await eachByteLine(file, (bytes, _end, complete) => complete && check(bytes));
+ * // Counts a journal's complete lines, stopping at the first that is not a JSON object.
+ * let lines = 0;
+ * using file = await Deno.open(".framework/traces/run_01….jsonl");
+ * await eachByteLine(file, (bytes, _end, complete) => {
+ *   if (!complete || bytes[0] !== 0x7b) return false; // "{"
+ *   lines++;
+ * });
  * ```
  * @param source What to read (a file).
  * @param onLine Called for each line, in order.

@@ -20,8 +20,10 @@ export interface LinkedSignal extends Disposable {
  *
  * @example
  * ```ts
+ * const server = new AbortController(); // aborted when the server stops
+ * const run = new AbortController(); // aborted when this run is stopped
  * using link = linkSignals(server.signal, run.signal);
- * await work(link.signal);
+ * await fetch("https://example.com/", { signal: link.signal });
  * ```
  * @param sources The signals to follow.
  * @returns The linked signal.

@@ -24,7 +24,13 @@ function describeType(value: unknown): string {
  *
  * @example
  * ```ts
- * const { input, input_file } = readRequest(RUN_REQUEST, await readJsonObject(request));
+ * import { readJsonObject } from "./http/body.ts";
+ *
+ * Deno.serve(async (request) => {
+ *   const body = await readJsonObject(request, 1024 * 1024);
+ *   const { input, input_file } = readRequest(RUN_REQUEST, body);
+ *   return Response.json({ ok: true, data: { input, input_file } });
+ * });
  * ```
  * @param request The request's schema.
  * @param body The parsed body.

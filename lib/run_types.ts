@@ -1,5 +1,5 @@
 /**
- * Run statuses and the run result (CONTRACT.md).
+ * Run statuses and the run result (docs/http-contract.md, The run result).
  *
  * @module
  */
@@ -39,7 +39,7 @@ export interface RunResult {
   delegated_cost_usd?: number;
 }
 
-/** One hand-off of a run to a peer harness (CONTRACT.md "Delegation"). */
+/** One hand-off of a run to a peer harness (docs/runs.md, Delegation). */
 export interface Delegation {
   peer: string;
   harness_id: string;

@@ -20,8 +20,10 @@ export interface Semaphore {
  *
  * @example
  * ```ts
+ * // At most two pages fetched at once, however many are asked for.
  * const bound = createSemaphore(2);
- * await bound.run(() => validateInASandbox());
+ * const urls = ["https://example.com/a", "https://example.com/b", "https://example.com/c"];
+ * await Promise.all(urls.map((url) => bound.run(() => fetch(url).then((r) => r.text()))));
  * ```
  * @param n How many may hold it at once (at least 1).
  * @returns The semaphore.

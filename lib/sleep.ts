@@ -36,7 +36,12 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  *
  * @example
  * ```ts
- * const verdict = await abortable(sandbox.call(ref, event, {}, 60_000), run.signal);
+ * import { createSandbox } from "./tools/sandbox.ts";
+ *
+ * const sandbox = createSandbox(await Deno.realPath("./harnesses/hello"));
+ * const run = new AbortController(); // stopping the run aborts the wait
+ * const call = sandbox.call("checks/tone.ts#polite", { output: "Hello" }, {}, 60_000);
+ * const { value } = await abortable(call, run.signal);
  * ```
  * @param promise The work.
  * @param signal Stops the wait.

@@ -12,6 +12,7 @@ import { badInput } from "./errors.ts";
  *
  * @example
  * ```ts
+ * const url = new URL("http://127.0.0.1:8770/api/runs");
  * wholeNumber(url.searchParams.get("limit"), { name: "limit", min: 1, max: 1000, fallback: 50 }); // 50
  * ```
  * @param raw The text (null or undefined when absent).

@@ -5,7 +5,14 @@
  *
  * @example Serve a harness
  * ```ts
- * const plane = await createControlPlane({ harnessDir: "./support-bot", storePath });
+ * import { authorizedKeysPath } from "../lib/paths.ts";
+ * import { trustGate } from "../lib/trust/gate.ts";
+ *
+ * const dir = await Deno.realPath("./support-bot");
+ * const plane = await createControlPlane({
+ *   harness: await trustGate(dir, { approve: true }),
+ *   storePath: authorizedKeysPath(dir),
+ * });
  * Deno.serve({ hostname: "127.0.0.1", port: 8420 }, plane.fetch);
  * ```
  *

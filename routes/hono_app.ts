@@ -15,9 +15,12 @@ import { errorResponse } from "../lib/http/response.ts";
  *
  * @example
  * ```ts
+ * import { Hono } from "hono";
+ * import { okResponse } from "../lib/http/response.ts";
+ *
  * const app = new Hono();
  * app.get("/health", () => okResponse({}));
- * finishApp(app);
+ * Deno.serve(finishApp(app).fetch); // POST /health: 405 with Allow: GET; GET /other: 404
  * ```
  * @param app The app.
  * @returns The same app.

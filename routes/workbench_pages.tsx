@@ -89,6 +89,9 @@ function html(request: Request, body: string, status = 200): Promise<Response> {
  *
  * @example
  * ```ts
+ * import { newSecret } from "../lib/workbench/access.ts";
+ *
+ * const secret = newSecret(); // the same secret the private API is created with
  * const pages = createPages({ apiUrl: "http://127.0.0.1:40123", secret });
  * const res = await pages(new Request("http://127.0.0.1:8770/h/hello/trace"));
  * ```

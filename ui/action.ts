@@ -13,7 +13,15 @@ import { useStore } from "./store.ts";
  *
  * @example
  * ```ts
- * const [trust, busy] = useAction(async () => { await callApi(store.fetcher, path, { method: "POST" }); });
+ * import { callApi } from "./api.ts";
+ * import { paths } from "./paths.ts";
+ * import { useStore } from "./store.ts";
+ *
+ * // In a component: the button shows `busy`, a failure becomes a notice.
+ * const store = useStore();
+ * const [trust, busy] = useAction(async () => {
+ *   await callApi(store.fetcher, paths.trust("hello"), { method: "POST" });
+ * });
  * ```
  * @param action What the button does.
  * @returns The action to call, and whether it is running.

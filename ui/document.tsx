@@ -35,6 +35,9 @@ const TAGS = {
  *
  * @example
  * ```ts
+ * import type { PageState } from "./page_state.ts";
+ *
+ * declare const state: PageState; // the route, its API data and the health (the page server's)
  * const html = renderDocument(state, { css: "/static/app.css?v=1", js: "/static/client.js?v=1" });
  * ```
  * @param state The route, the data, the health.

@@ -58,7 +58,9 @@ const RETRY_MS = [1000, 2000, 5000, 10_000];
  *
  * @example
  * ```ts
- * const stop = createRunStream(fetch).follow(runId, 0, (f) => console.log(f.kind));
+ * const stop = createRunStream(fetch).follow("run_01…", 0, (f) => console.log(f.kind));
+ * // … when the page no longer shows the run:
+ * stop();
  * ```
  * @param fetcher How to reach the API.
  * @returns The stream.

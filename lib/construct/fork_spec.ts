@@ -14,7 +14,7 @@ import { specVersion } from "../spec/version.ts";
 import { setInText } from "../spec/yaml_edit.ts";
 import { appendConstructionLog } from "./construction_log.ts";
 
-/** The provenance a fork records (CONTRACT.md "Forks"). */
+/** The provenance a fork records (docs/runs.md, Forks). */
 export interface ForkBlock {
   parent: string;
   run_id: string;
@@ -29,7 +29,10 @@ export interface ForkBlock {
  *
  * @example
  * ```ts
- * await writeForkSpec("/h/../refunds-fr", parentText, { id: "refunds-fr", fork }, "workbench");
+ * const parentText = await Deno.readTextFile("/h/refunds/harness.yaml");
+ * // head: the hash of the parent run's event at - 1 (what a resume checks the journal against)
+ * const fork: ForkBlock = { parent: "refunds", run_id: "run_01…", at: 6, head: "9c1e…" };
+ * await writeForkSpec("/h/refunds-fr", parentText, { id: "refunds-fr", fork }, "workbench");
  * ```
  * @param dir The fork's folder (already holding the copied files, not yet a harness.yaml), or the
  *   folder it is built in before it is put in place.

@@ -80,7 +80,9 @@ export function changedFrozenRoots(
  *
  * @example
  * ```ts
- * await frozenRootsChangedByText("./h", newText, "workbench"); // ["model"]
+ * const text = await Deno.readTextFile("./h/harness.yaml");
+ * const edited = text.replace("name: gpt-4.1-mini", "name: gpt-4.1");
+ * await frozenRootsChangedByText("./h", edited, "workbench"); // ["model"]
  * ```
  * @param harnessDir The harness folder.
  * @param text The whole new text.

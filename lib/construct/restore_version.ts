@@ -20,7 +20,10 @@ import type { ChangeOptions } from "./set_field.ts";
  *
  * @example
  * ```ts
- * await restoreVersion(openHive(), ref, "3f2a…", { actor: "cli", policy: "local" });
+ * import { openHive } from "../hive/open.ts";
+ *
+ * const ref = { id: "hello", dir: await Deno.realPath("./harnesses/hello") };
+ * await restoreVersion(openHive(), ref, "3f2a9c", { actor: "cli", policy: "local" });
  * ```
  * @param db The hive.
  * @param harness The harness.

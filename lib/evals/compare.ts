@@ -1,5 +1,5 @@
 /**
- * Versions of a harness side by side (CONTRACT.md "Evaluations and versions"): the YAML diff, the
+ * Versions of a harness side by side (docs/evaluations.md, Versions): the YAML diff, the
  * live-run figures of each version and their deltas, the newest evaluation of each on the same set,
  * case by case (fixed, broken, still failing, still passing), and the failure signatures that
  * appeared, disappeared or stayed.
@@ -118,6 +118,9 @@ export interface SignatureChange {
  *
  * @example
  * ```ts
+ * import { openHive } from "../hive/open.ts";
+ *
+ * const ref = { id: "hello", dir: await Deno.realPath("./harnesses/hello") };
  * const c = compareVersions(openHive(), ref, "3f2a9c", "8be01d");
  * c.evals.cases.filter((x) => x.change === "broken");
  * ```

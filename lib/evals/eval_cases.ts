@@ -198,8 +198,13 @@ function suggestId(words: string, taken: Set<string>): string {
  *
  * @example
  * ```ts
- * const draft = await evalCaseFromRun(openHive(), findRun(openHive(), null, "run_01…"));
- * await addEvalCase(draft.harness_id === "hello" ? dir : dir, "smoke", draft.case);
+ * import { openHive } from "../hive/open.ts";
+ * import { findRun } from "../journal/trace.ts";
+ *
+ * const db = openHive();
+ * const row = findRun(db, null, "run_01J9Z3K8Q4N6V2W7X5Y0A1B2C3");
+ * const draft = await evalCaseFromRun(db, row);
+ * await addEvalCase(row.harness_dir, "smoke", draft.case);
  * ```
  * @param db The hive.
  * @param row The run.

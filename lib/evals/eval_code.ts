@@ -22,7 +22,10 @@ type Entry = Record<string, unknown>;
  *
  * @example
  * ```ts
+ * import { loadSpec } from "../spec/load.ts";
+ *
  * // harness.yaml: verify.validators: [{code: checks/tone.ts#polite, permissions: {net: [api.x]}}]
+ * const { spec } = await loadSpec("./harnesses/hello");
  * evalChecks(spec, { id: "a", input: "hi", expect: [{ code: "checks/tone.ts#polite" }] });
  * // [{ code: "checks/tone.ts#polite", permissions: { net: ["api.x"] } }]
  * ```

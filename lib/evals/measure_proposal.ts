@@ -33,7 +33,12 @@ export interface ProposalMeasure {
  *
  * @example
  * ```ts
- * const m = await measureProposal(openHive(), runs, "./h", "prop_01…", { set: "smoke" });
+ * import { openHive } from "../hive/open.ts";
+ * import { createRunService } from "../runs/service.ts";
+ *
+ * const m = await measureProposal(openHive(), createRunService(), "./h", "prop_01…", {
+ *   set: "smoke",
+ * });
  * m.delta.pass_rate; // +0.5: the proposal fixes half the set
  * ```
  * @param db The hive.

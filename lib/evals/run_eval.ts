@@ -49,7 +49,12 @@ export const MAX_EVAL_CONCURRENCY = 16;
  *
  * @example
  * ```ts
- * const result = await runEval(openHive(), createRunService(), "./harnesses/hello", { set: "smoke" });
+ * import { openHive } from "../hive/open.ts";
+ * import { createRunService } from "../runs/service.ts";
+ * import { trustGate } from "../trust/gate.ts";
+ *
+ * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
+ * const result = await runEval(openHive(), createRunService(), trusted, { set: "smoke" });
  * console.log(result.pass_rate);
  * ```
  * @param db The hive.

@@ -37,7 +37,7 @@ export interface ApplyChoice {
 
 /** Options of {@link applyProposal} and {@link rejectProposal}. */
 export interface DecideOptions {
-  /** `proposal` (CLI, workbench) or `proposal_http`: which roots the gate freezes. */
+  /** `proposal` (CLI, workbench) or `remote` (the control plane): which roots the gate freezes. */
   policy: Extract<EditPolicy, "proposal" | "remote">;
 }
 
@@ -92,7 +92,9 @@ export function applyYamlChanges(
  *
  * @example
  * ```ts
- * await applyProposal("./h", "prop_01…", { apply_yaml: true, approve_code: ["c1"] }, { policy: "proposal" });
+ * await applyProposal("./h", "prop_01…", { apply_yaml: true, approve_code: ["c1"] }, {
+ *   policy: "proposal",
+ * });
  * ```
  * @param harnessDir The harness folder.
  * @param id The proposal id (bound to this harness: another harness's id is not found).

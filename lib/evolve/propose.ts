@@ -38,7 +38,7 @@ export interface ProposeOptions {
   objective?: string;
   /** Runs to learn from (default: the recent failures). */
   runIds?: string[];
-  /** `proposal` (CLI, workbench, auto) or `proposal_http` (the control plane). */
+  /** `proposal` (CLI, workbench, auto) or `remote` (the control plane). */
   policy: Extract<EditPolicy, "proposal" | "remote">;
   /** Replaces provider creation (tests, embedders). */
   createProvider?: (model: ModelSpec, ctx: ProviderContext) => ModelProvider;

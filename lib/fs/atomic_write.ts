@@ -57,6 +57,7 @@ export async function writeFileAtomic(
  *
  * @example
  * ```ts
+ * const bytes = new TextEncoder().encode("quarterly figures");
  * if (!(await createFileAtomic("uploads/report.txt", bytes))) console.log("taken, pick another name");
  * ```
  * @param path The file to create.

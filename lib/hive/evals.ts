@@ -30,7 +30,7 @@ export interface EvalCaseResult {
   failure_signature: string | null;
 }
 
-/** An evaluation (CONTRACT.md "Evaluations and versions"). */
+/** An evaluation (docs/evaluations.md, framework eval). */
 export interface EvalResult {
   eval_id: string;
   harness_id: string;

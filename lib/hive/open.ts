@@ -25,8 +25,10 @@ const hives = databaseCache(MIGRATIONS, markInterruptedRuns);
  *
  * @example
  * ```ts
+ * import { statement } from "../sqlite/statements.ts";
+ *
  * const db = openHive();
- * statement(db, "SELECT count(*) AS n FROM harnesses").get();
+ * statement(db, "SELECT count(*) AS n FROM harnesses").get(); // { n: 3 }
  * ```
  * @param path The database file (default `<home>/hive.db`).
  * @returns The connection.

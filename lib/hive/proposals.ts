@@ -53,7 +53,7 @@ export interface CodeChange {
   base_sha256: string | null;
 }
 
-/** A proposal record (CONTRACT.md), with a few extra fields. */
+/** A proposal record (docs/http-contract.md, The proposal record). */
 export interface Proposal {
   id: string;
   harness_id: string;

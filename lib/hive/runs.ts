@@ -378,7 +378,7 @@ export function traceFoldersWithin(db: Hive, dir: string): string[] {
   ).all(prefix) as { folder: string }[]).map((r) => r.folder);
 }
 
-/** Live-run figures of one spec version (CONTRACT.md compare metrics). */
+/** Live-run figures of one spec version (the `metrics` of a comparison, docs/evaluations.md). */
 export interface VersionMetrics {
   /** Its finished live runs, as the timeline counts them ({@link runFiguresByVersion}). */
   runs: number;
@@ -484,7 +484,9 @@ export interface VersionRunFigures {
  *
  * @example
  * ```ts
- * const figures = runFiguresByVersion(openHive(), ref).get(version);
+ * import { openHive } from "./open.ts";
+ *
+ * const figures = runFiguresByVersion(openHive(), { id: "hello", dir: "/h/hello" }).get("3f2a…");
  * `${figures?.runs ?? 0} live · ${figures?.eval_runs ?? 0} eval runs`;
  * ```
  * @param db The hive.

@@ -9,7 +9,7 @@ import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
-/** The `/stats` payload (CONTRACT.md), plus failure groups and the running count. */
+/** The `/stats` payload (docs/control-plane.md, Endpoints). */
 export interface HarnessStats {
   harness_id: string;
   runs: {
@@ -48,6 +48,8 @@ export interface HarnessStats {
  *
  * @example
  * ```ts
+ * import { openHive } from "./open.ts";
+ *
  * const stats = harnessStats(openHive(), { id: "hello", dir: "/work/harnesses/hello" });
  * stats.runs.success_rate;
  * ```

@@ -64,7 +64,10 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
  *
  * @example
  * ```ts
- * const body = await readJsonObject(request, 1024 * 1024, { allowEmpty: false });
+ * Deno.serve(async (request) => {
+ *   const body = await readJsonObject(request, 1024 * 1024, { allowEmpty: false });
+ *   return Response.json({ ok: true, data: { fields: Object.keys(body) } });
+ * });
  * ```
  * @param request The request.
  * @param maxBytes The size limit.

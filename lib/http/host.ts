@@ -49,7 +49,8 @@ export function hostProblem(request: Request): FrameworkError | undefined {
  *
  * @example
  * ```ts
- * Deno.serve(withCheckedHost(app.fetch));
+ * const app = (_request: Request) => Response.json({ ok: true, data: {} });
+ * Deno.serve(withCheckedHost(app));
  * ```
  * @param handler The server's handler.
  * @returns The guarded handler.

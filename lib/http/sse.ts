@@ -29,7 +29,11 @@ export function formatSse(frame: SseFrame): string {
  *
  * @example
  * ```ts
- * return sseResponse((async function* () { yield { event: "hello", data: {} }; })());
+ * Deno.serve(() =>
+ *   sseResponse((async function* () {
+ *     yield { event: "hello", data: {} };
+ *   })())
+ * );
  * ```
  * @param frames The frames.
  * @param options Heartbeat interval and a callback when the stream ends (finished or disconnected).
@@ -90,7 +94,17 @@ export function sseResponse(
  *
  * @example
  * ```ts
- * return sseWhileOpen((signal) => followSomething(signal));
+ * import { sleep } from "../sleep.ts";
+ *
+ * // A clock: one frame a second until the client goes away.
+ * Deno.serve(() =>
+ *   sseWhileOpen(async function* (signal) {
+ *     for (let id = 1; !signal.aborted; id++) {
+ *       yield { id, event: "tick", data: { at: new Date().toISOString() } };
+ *       await sleep(1000, signal).catch(() => {});
+ *     }
+ *   })
+ * );
  * ```
  * @param make Makes the frames, given the signal.
  * @returns The response.

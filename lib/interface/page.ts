@@ -243,6 +243,9 @@ small { color: var(--muted); font-weight: 400; }
  *
  * @example
  * ```ts
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * const { spec } = await loadSpec("./harnesses/hello");
  * const html = interfacePage(spec); // "<!doctype html>…"
  * ```
  * @param spec The harness's spec (its `interface` block, `name`, `description`).

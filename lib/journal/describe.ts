@@ -26,7 +26,10 @@ function usd(n: unknown): string {
  *
  * @example
  * ```ts
- * describeEvent(event); // 'tool_call  file_read {"path":"workspace/note.txt"}'
+ * describeEvent({
+ *   type: "tool_call",
+ *   payload: { name: "file_read", arguments: { path: "workspace/note.txt" } },
+ * }); // 'tool_call      file_read {"path":"workspace/note.txt"}'
  * ```
  * @param event A journal event (or a trace frame with `type` and `payload`).
  * @returns The line.

@@ -26,6 +26,9 @@ export interface FoldedContext {
  *
  * @example
  * ```ts
+ * import { parseJournal } from "./verify.ts";
+ *
+ * const events = parseJournal(await Deno.readFile(".framework/traces/run_01….jsonl"));
  * const ctx = foldContext(events, 6); // the messages the model saw at the call with seq 6
  * ```
  * @param events The run's events in order.

@@ -87,7 +87,9 @@ function missingJournal(row: RunRow) {
  *
  * @example
  * ```ts
- * const t = await getTrace(openHive(), { id: "hello", dir: "/work/harnesses/hello" }, runId);
+ * import { openHive } from "../hive/open.ts";
+ *
+ * const t = await getTrace(openHive(), { id: "hello", dir: "/work/harnesses/hello" }, "run_01…");
  * t.integrity.ok;
  * ```
  * @param db The hive.
@@ -111,7 +113,9 @@ export async function getTrace(
  *
  * @example
  * ```ts
- * const page = await getTracePage(openHive(), null, runId, { from: 501, limit: 500 });
+ * import { openHive } from "../hive/open.ts";
+ *
+ * const page = await getTracePage(openHive(), null, "run_01…", { from: 501, limit: 500 });
  * page.event_count; page.integrity.ok;
  * ```
  * @param db The hive.

@@ -65,6 +65,7 @@ export function chainVerifier(): ChainVerifier {
  *
  * @example
  * ```ts
+ * const path = ".framework/traces/run_01….jsonl";
  * verifyJournal(await Deno.readFile(path)); // { ok: true, checked: 12, broken_at: null }
  * ```
  * @param input The journal file's bytes (or its text).

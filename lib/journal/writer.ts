@@ -58,7 +58,7 @@ function openNew(path: string): Deno.FsFile {
  * ```ts
  * const j = createJournal("/h/.framework/traces/run_01.jsonl", { patterns: ["sk-\\w+"] });
  * j.append("run_started", { input: "hi" });
- * j.close();
+ * await j.close();
  * ```
  * @param path The file to create.
  * @param redact `logging.redact`.

@@ -105,7 +105,11 @@ function signatureHolds(parts: string[], key: AuthorizedKey): boolean | Promise<
  *
  * @example
  * ```ts
- * const who = await authenticate(request, storePath, "run", { audience: "support-bot" });
+ * const storePath = "./support-bot/.framework/authorized_keys.json";
+ * Deno.serve(async (request) => {
+ *   const who = await authenticate(request, storePath, "run", { audience: "support-bot" });
+ *   return Response.json({ ok: true, data: { key_id: who.key_id, scopes: who.scopes } });
+ * });
  * ```
  * @param request The request (only its `Authorization` header is read), or the header value.
  * @param storePath The authorized-key store.

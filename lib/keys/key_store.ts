@@ -160,6 +160,8 @@ async function update<T>(
  *
  * @example
  * ```ts
+ * // The public key `framework keys generate alice` printed on the member's machine:
+ * const publicKey = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
  * await authorizeKey(".framework/authorized_keys.json", "alice", publicKey, ["run", "read"]);
  * ```
  * @param path The store file.

@@ -99,7 +99,13 @@ export async function ed25519HoldsPooled(
  *
  * @example
  * ```ts
- * const holds = await ed25519Check(key.public_key, signature, signingInput);
+ * import { newKeyPair, signingKeyFromPem } from "./key_material.ts";
+ *
+ * const key = await signingKeyFromPem((await newKeyPair()).pem);
+ * const signingInput = new TextEncoder().encode("header.payload");
+ * const signed = await crypto.subtle.sign("Ed25519", key.privateKey, signingInput);
+ * const signature = new Uint8Array(signed);
+ * const holds = await ed25519Check(key.public_key, signature, signingInput); // true
  * ```
  * @param publicKey The raw public key, base64url (43 characters).
  * @param signature The signature (64 bytes).

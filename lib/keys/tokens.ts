@@ -44,7 +44,12 @@ export interface SignedToken {
  *
  * @example
  * ```ts
- * const { token } = await signToken({ keyPath: "~/.framework/keys/alice.pem", scopes: ["run"] });
+ * import { join } from "node:path";
+ * import { defaultKeysDir } from "../paths.ts";
+ *
+ * // The file `framework keys generate alice` wrote (a path as given: no `~` expansion).
+ * const keyPath = join(defaultKeysDir(), "alice.pem");
+ * const { token } = await signToken({ keyPath, scopes: ["run"] });
  * ```
  * @param options Key, subject, scopes, ttl, audience.
  * @returns The token and what it says.

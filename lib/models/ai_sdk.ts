@@ -202,7 +202,11 @@ export function toProviderError(err: unknown, label: string): ProviderError {
  *
  * @example
  * ```ts
- * const p = createAiSdkProvider({ provider: "openai-compatible", name: "llama3.1", base_url: "http://127.0.0.1:11434/v1" }, "/h");
+ * const p = createAiSdkProvider({
+ *   provider: "openai-compatible",
+ *   name: "llama3.1",
+ *   base_url: "http://127.0.0.1:11434/v1",
+ * }, "/h");
  * ```
  * @param model The model block.
  * @param harnessDir The harness folder (for its `.env`).

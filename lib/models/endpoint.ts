@@ -87,7 +87,10 @@ function describe(e: ModelEndpoint): string {
  *
  * @example
  * ```ts
+ * import { loadSpec } from "../spec/load.ts";
+ *
  * // harness.yaml: model {provider: openai-compatible, base_url: http://127.0.0.1:11434/v1}
+ * const { spec } = await loadSpec("./harnesses/local");
  * allowedRuntimeModel({ provider: "openai", name: "x", base_url: "http://127.0.0.1:11434/v1" }, spec);
  * // throws bad_input: openai would send OPENAI_API_KEY there
  * ```

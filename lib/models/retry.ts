@@ -38,7 +38,16 @@ export interface RetryNotice {
  *
  * @example
  * ```ts
- * const p = withRetries(provider, { maxRetries: 3 }, (n) => journal.append("model_retry", n));
+ * import type { JournalWriter } from "../journal/writer.ts";
+ * import { loadSpec } from "../spec/load.ts";
+ * import { createProvider } from "./registry.ts";
+ *
+ * declare const journal: JournalWriter; // the run's journal
+ * const { dir, spec } = await loadSpec("./harnesses/hello");
+ * const provider = createProvider(spec.model, { harnessDir: dir, input: "Hi" });
+ * const p = withRetries(provider, { maxRetries: 3 }, (n) => {
+ *   journal.append("model_retry", { ...n });
+ * });
  * ```
  * @param provider The provider.
  * @param policy Retry policy (partial).

@@ -1,11 +1,11 @@
 /**
  * The controls of one live run: steering messages, model and playbook changes, and stop. They are
  * queued in one list, in the order they arrive, and the loop takes them only at a turn boundary (no
- * model call or tool in flight); each one it applies becomes one journal event (CONTRACT.md "Live
- * runs"). A queued steering message stays readable, editable and deletable until the loop takes it;
- * from then on it is delivered — read-only, with the turn whose model call receives it — even while
- * an earlier control of the same boundary (a playbook gate) still runs. `stop({now: true})` does not
- * wait: it aborts what is in flight at once.
+ * model call or tool in flight); each one it applies becomes one journal event
+ * (docs/workbench-api.md, Live runs). A queued steering message stays readable, editable and
+ * deletable until the loop takes it; from then on it is delivered — read-only, with the turn whose
+ * model call receives it — even while an earlier control of the same boundary (a playbook gate)
+ * still runs. `stop({now: true})` does not wait: it aborts what is in flight at once.
  *
  * @module
  */
@@ -14,7 +14,7 @@ import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
 
-/** A steering message (CONTRACT.md). */
+/** A steering message (docs/workbench-api.md, Live runs). */
 export interface SteeringMessage {
   id: string;
   run_id: string;
@@ -26,7 +26,7 @@ export interface SteeringMessage {
   delivered_turn: number | null;
 }
 
-/** A queued control (CONTRACT.md). */
+/** A queued control (docs/workbench-api.md, Live runs). */
 export interface Control {
   id: string;
   kind: "stop" | "model" | "playbook";
@@ -110,7 +110,15 @@ function checkText(text: string): string {
  *
  * @example
  * ```ts
- * const controls = createRunControls({ run_id, spec, abort: (e) => stopper.abort(e) });
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * const { spec } = await loadSpec("./harnesses/hello");
+ * const stopper = new AbortController(); // what the run's work listens to
+ * const controls = createRunControls({
+ *   run_id: "run_01…",
+ *   spec,
+ *   abort: (e) => stopper.abort(e),
+ * });
  * controls.steer("Answer in French");
  * controls.take(1); // [{ kind: "message", message: {…, status: "delivered", delivered_turn: 1} }]
  * ```

@@ -62,7 +62,14 @@ export interface AppliedForkEdit {
  *
  * @example
  * ```ts
- * const replay = replayFrom(await Deno.readFile(parent.trace_path), { run_id, at: 6, head });
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * // A fork's harness.yaml records where it re-enters its parent: fork {parent, run_id, at, head}.
+ * const { spec } = await loadSpec("/h/refunds-fr");
+ * const fork = spec.fork!;
+ * const journal = await Deno.readFile(`/h/refunds/.framework/traces/${fork.run_id}.jsonl`);
+ * const replay = replayFrom(journal, fork);
+ * replay.messages; // what the parent's model was given at its call `fork.at`
  * ```
  * @param bytes The parent's journal.
  * @param fork The parent run, the re-entry seq and the recorded head.
@@ -131,6 +138,8 @@ const MAX_REPLACEMENT = 100_000;
  *
  * @example
  * ```ts
+ * const journal = await Deno.readFile("/h/refunds/.framework/traces/run_01J9Z3K8Q4N6V2W7X5Y0A1B2C3.jsonl");
+ * const replay = replayFrom(journal, { run_id: "run_01J9Z3K8Q4N6V2W7X5Y0A1B2C3", at: 7 });
  * const edited = withForkEdit(replay, { kind: "tool_result", call_id: "c2", replacement: "[]" });
  * edited.edit?.original; // what the tool had answered
  * ```

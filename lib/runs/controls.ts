@@ -53,7 +53,12 @@ function liveRun(db: Hive, runId: string, find: RunFinder): RunHandle {
  *
  * @example
  * ```ts
- * runControls(openHive(), "run_01…", targetRun).steer("Answer in French");
+ * import { openHive } from "../hive/open.ts";
+ * import { findRun } from "../journal/trace.ts";
+ *
+ * // The runs this caller shows: here any harness's.
+ * const anyRun: RunFinder = (db, runId) => findRun(db, null, runId);
+ * runControls(openHive(), "run_01…", anyRun).steer("Answer in French");
  * ```
  * @param db The hive.
  * @param runId The run.
@@ -141,6 +146,10 @@ export function stopRun(
  *
  * @example
  * ```ts
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * // harness.yaml: model {provider: openai, name: gpt-4.1}
+ * const { spec } = await loadSpec("./harnesses/hello");
  * parseModelChange("openai:gpt-4.1-mini", spec); // { provider: "openai", name: "gpt-4.1-mini" }
  * ```
  * @param value The `model` field of the request.

@@ -1,5 +1,5 @@
 /**
- * Delegation (CONTRACT.md "Delegation"): a run hands a task to a peer harness chosen by its measured
+ * Delegation (docs/runs.md, Delegation): a run hands a task to a peer harness chosen by its measured
  * record. Each peer's fitness is `{success_rate, runs}` over its finished live runs in the hive (eval
  * runs excluded). A peer is eligible when its folder is a valid, trusted harness, the hand-off would
  * not exceed `max_depth`, the peer is not already in the chain (no cycles), and budget is left — the

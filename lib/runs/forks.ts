@@ -1,5 +1,5 @@
 /**
- * Forks (CONTRACT.md "Forks"): branch a run at one of its model calls into a new harness folder
+ * Forks (docs/runs.md, Forks): branch a run at one of its model calls into a new harness folder
  * beside the parent, resume the branch from the parent's journal, and read a run's lineage. The
  * journal is append-only and hash-chained, so a fork records the hash of the prefix it re-enters
  * from, a resume proves the prefix is unchanged before it uses it, and the replayed prefix executes
@@ -71,6 +71,8 @@ const NOT_COPIED = new Set([".git"]);
  *
  * @example
  * ```ts
+ * import { openHive } from "../hive/open.ts";
+ *
  * const { harness } = await forkRun(openHive(), "run_01…", { at: 6, name: "refunds-fr" }, "cli");
  * ```
  * @param db The hive.
@@ -212,7 +214,12 @@ function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["s
  *
  * @example
  * ```ts
- * const run = await resumeFork(openHive(), runs, "/h/refunds-fr");
+ * import { openHive } from "../hive/open.ts";
+ * import { trustGate } from "../trust/gate.ts";
+ * import { createRunService } from "./service.ts";
+ *
+ * const trusted = await trustGate("/h/refunds-fr", { approve: true });
+ * const run = await resumeFork(openHive(), createRunService(), trusted);
  * console.log((await run.result).status);
  * ```
  * @param db The hive.
@@ -300,7 +307,7 @@ function forkParentRun(
   return run;
 }
 
-/** A run's lineage (CONTRACT.md). */
+/** A run's lineage (docs/workbench-api.md, Forks and lineage). */
 export interface Lineage {
   parent: { run_id: string; harness_id: string | null; kind: "fork" | "delegation" } | null;
   children: (

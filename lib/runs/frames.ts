@@ -1,9 +1,9 @@
 /**
  * The frames of a run, one shape for every stream: `run_accepted` first (with the pre-allocated run
- * id, and whether it waits for a slot), one `trace` frame per journal event (`{seq, ts, type, payload,
- * hash}`, CONTRACT.md), and `run_result` last, also when the run fails. One encoder turns them into
- * server-sent events (the control plane, the workbench) and one into NDJSON lines (`framework run
- * --stream --json`, `framework serve`).
+ * id, and whether it waits for a slot), one `trace` frame per journal event (`{seq, ts, type,
+ * payload, hash}`, docs/http-contract.md), and `run_result` last, also when the run fails. One
+ * encoder turns them into server-sent events (the control plane, the workbench) and one into NDJSON
+ * lines (`framework run --stream --json`, `framework serve`).
  *
  * @module
  */
@@ -26,7 +26,7 @@ export type RunFrame =
   }
   | ({ frame: "run_result" } & RunResult);
 
-/** A `trace` frame: one journal event as CONTRACT.md shapes it. */
+/** A `trace` frame: one journal event as a run stream sends it (docs/http-contract.md, Run frames). */
 export type TraceFrame = Extract<RunFrame, { frame: "trace" }>;
 
 /**
@@ -59,6 +59,9 @@ export async function* runTail(run: RunHandle, afterSeq = 0): AsyncGenerator<Run
  *
  * @example
  * ```ts
+ * import { startRun } from "./service.ts";
+ *
+ * const run = await startRun("./harnesses/hello", { input: "Hi" });
  * for await (const f of runFrames(run)) console.log(ndjsonLine(f));
  * ```
  * @param run The run handle.

@@ -38,9 +38,15 @@ export interface RunGate {
  *
  * @example
  * ```ts
+ * import { startRun } from "./service.ts";
+ *
  * const gate = createRunGate({ maxConcurrent: 1, maxQueued: 4 });
- * const release = await gate.admit().ready;
- * try { await runIt(); } finally { release(); }
+ * const release = await gate.admit().ready; // throws over_capacity (503) when 4 already wait
+ * try {
+ *   await (await startRun("./harnesses/hello", { input: "Hi" })).result;
+ * } finally {
+ *   release();
+ * }
  * ```
  * @param limits The limits.
  * @returns The gate.

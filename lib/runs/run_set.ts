@@ -108,6 +108,16 @@ type Settled = { i: number; result?: IteratorResult<RunFrame>; error?: unknown }
  *
  * @example
  * ```ts
+ * import { runTail } from "./frames.ts";
+ * import { startRun } from "./service.ts";
+ *
+ * const runs = await Promise.all(
+ *   ["Hi", "Bonjour"].map((input) => startRun("./harnesses/hello", { input })),
+ * );
+ * const sources = readRunSet(runs.map((r) => r.run_id).join(","), null).map((cursor, i) => ({
+ *   cursor,
+ *   frames: () => runTail(runs[i]!, cursor.after),
+ * }));
  * for await (const f of runSetFrames(sources)) console.log(f.frame, f.run_id, f.cursor);
  * ```
  * @param sources The runs, in the order the client asked for them.

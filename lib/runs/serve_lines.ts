@@ -19,6 +19,10 @@ import type { RunService } from "./service.ts";
  *
  * @example
  * ```ts
+ * import { trustGate } from "../trust/gate.ts";
+ * import { createRunService } from "./service.ts";
+ *
+ * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * await serveLines(Deno.stdin.readable, (line) => console.log(line), createRunService(), trusted);
  * ```
  * @param input The request lines.

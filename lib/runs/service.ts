@@ -77,6 +77,10 @@ export interface RunServiceOptions {
  *
  * @example
  * ```ts
+ * import { trustGate } from "../trust/gate.ts";
+ * import { createRunGate } from "./gate.ts";
+ *
+ * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * const runs = createRunService({ gate: createRunGate({ maxConcurrent: 1, maxQueued: 4 }) });
  * const run = await runs.submit(trusted, { input: "hi" });
  * console.log(await run.result);

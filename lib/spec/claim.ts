@@ -50,6 +50,8 @@ export function folderHoldsId(dir: string, id: string): boolean {
  *
  * @example
  * ```ts
+ * import { openHive } from "../hive/open.ts";
+ *
  * const { duplicateOf } = claimHarness(openHive(), { id: "bot", root_path: "/copy/bot", name: "Bot" });
  * ```
  * @param db The hive.

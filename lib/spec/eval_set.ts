@@ -1,6 +1,6 @@
 /**
  * Eval sets: `<harness>/evals/<set>.yaml`, a fixed list of cases every version of a harness can be
- * measured on (CONTRACT.md "Evaluations and versions"). A case has an input (or an `input_file` of
+ * measured on (docs/evaluations.md, Eval sets). A case has an input (or an `input_file` of
  * the harness), the status its run should end with (default `success`) and `expect` checks written
  * like `verify.validators` entries: builtins or code validators.
  *

@@ -22,7 +22,7 @@ export const SAFETY_ROOTS: readonly string[] = [
 
 /**
  * Roots frozen for every remote policy (HTTP, proposals, the workbench copilot) besides the safety
- * roots (CONTRACT.md "Frozen over HTTP, added"): `evolution.model` (and a playbook's `model`) carries
+ * roots (docs/harness-yaml.md, Frozen fields): `evolution.model` (and a playbook's `model`) carries
  * a `base_url` and an `api_key_env`, so writing it would send the server's credentials to a chosen
  * host; `fork` is the provenance a resume trusts;
  * `logging.trace_dir` chooses where journals are written; `evolution.auto_propose_after` decides how

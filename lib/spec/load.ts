@@ -56,7 +56,7 @@ export function harnessRef(loaded: { dir: string; spec: { id: string } }): Harne
  *
  * @example
  * ```ts
- * parseSpecText("id: Bad\n").issues.map((i) => i.path); // ["id", "model"]
+ * parseSpecText("id: Bad\n").issues.map((i) => i.path); // ["model", "id"]
  * ```
  * @param text The YAML text.
  * @returns The document, value, issues and (when valid) the typed spec.

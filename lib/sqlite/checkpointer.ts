@@ -32,7 +32,12 @@ const running = new Map<DatabaseSync, Running>();
  *
  * @example
  * ```ts
- * const stop = startCheckpointer(openHive(), hivePath());
+ * import { DatabaseSync } from "node:sqlite";
+ *
+ * const path = "./app.db";
+ * const db = new DatabaseSync(path);
+ * db.exec("PRAGMA journal_mode = WAL");
+ * const stop = startCheckpointer(db, path);
  * // … serve …
  * await stop();
  * ```

@@ -23,7 +23,9 @@ const caches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
  *
  * @example
  * ```ts
- * const row = statement(db, "SELECT * FROM runs WHERE run_id = ?").get(runId);
+ * import { openHive } from "../hive/open.ts";
+ *
+ * const row = statement(openHive(), "SELECT status FROM runs WHERE run_id = ?").get("run_01…");
  * ```
  * @param db The connection.
  * @param sql The SQL text.

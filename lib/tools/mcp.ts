@@ -215,6 +215,9 @@ const listings = new Map<string, Promise<ServerTools[]>>();
  *
  * @example
  * ```ts
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * const { dir, spec } = await loadSpec("./harnesses/hello");
  * const servers = await listServerTools(dir, spec, true); // [{server, tools, warnings, error?}]
  * ```
  * @param dir The harness folder.

@@ -59,7 +59,15 @@ export type StdioTransport = Transport & {
  *
  * @example
  * ```ts
- * const transport = stdioTransport({ command: "npx", args: ["-y", "server"], env: { PATH }, cwd });
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ *
+ * const transport = stdioTransport({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-everything"],
+ *   env: { PATH: Deno.env.get("PATH") ?? "" },
+ *   cwd: await Deno.realPath("./harnesses/hello"),
+ * });
+ * const client = new Client({ name: "framework", version: "1" });
  * await client.connect(transport);
  * ```
  * @param server The command, its arguments, environment, folder and message cap.

@@ -317,7 +317,7 @@ type Pending = {
  * ```ts
  * const box = createSandbox("/h");
  * const { value } = await box.call("tools/lookup.ts#lookup", { id: 1 }, {}, 10_000);
- * box.close();
+ * await box.close();
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param grant Extra grants from the spec.

@@ -30,7 +30,12 @@ export interface Toolset {
  *
  * @example
  * ```ts
- * const { tools } = await buildToolset(spec, sandboxes, 60);
+ * import { loadSpec } from "../spec/load.ts";
+ * import { createSandboxPool } from "./sandbox.ts";
+ *
+ * const { dir, spec } = await loadSpec("./harnesses/hello");
+ * const sandboxes = createSandboxPool(dir);
+ * const { tools, problems } = await buildToolset(spec, sandboxes, 60);
  * ```
  * @param spec The spec snapshot.
  * @param sandboxes Where code tools run (omit to skip code tools, e.g. for a dry run).

@@ -49,6 +49,7 @@ export function vouchesFor(token: TrustedFolder | undefined, dir: string): boole
  *
  * @example
  * ```ts
+ * const dir = await Deno.realPath("./harnesses/hello");
  * await requireTrustFor(dir, "checks/tone.ts#polite", 'The eval set "smoke"');
  * ```
  * @param dir The folder (absolute, symlinks resolved).
@@ -114,7 +115,7 @@ async function askOnTerminal(question: string): Promise<string> {
  *
  * @example
  * ```ts
- * await ensureTrusted("./harnesses/hello", { approve: flags.approve });
+ * await ensureTrusted("./harnesses/hello", { approve: Deno.args.includes("--approve") });
  * ```
  * @param dir The harness folder.
  * @param options `approve`, and how to ask.
@@ -133,7 +134,8 @@ export async function ensureTrusted(
  *
  * @example
  * ```ts
- * const trusted = await trustGate(dir, { approve: flags.approve });
+ * const dir = await Deno.realPath("./harnesses/hello");
+ * const trusted = await trustGate(dir, { approve: Deno.args.includes("--approve") });
  * ```
  * @param dir The harness folder (absolute, symlinks resolved).
  * @param options `approve`, and how to ask.

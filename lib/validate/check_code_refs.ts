@@ -60,7 +60,10 @@ const inFlight = new Map<string, Promise<CodeRefProblem[]>>();
  *
  * @example
  * ```ts
- * const problems = await checkCodeRefs("/h", spec, true);
+ * import { loadSpec } from "../spec/load.ts";
+ *
+ * const { dir, spec } = await loadSpec("/h");
+ * const problems = await checkCodeRefs(dir, spec, true);
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param spec A schema-valid spec.

@@ -264,7 +264,11 @@ function storeReply(
  *
  * @example
  * ```ts
- * const turn = await startChatTurn(env, conversationId, { message: "Create a harness for refunds" });
+ * import { createConversation } from "./conversations.ts";
+ *
+ * declare const env: ChatEnvironment; // the workbench API's (routes/workbench_api.ts)
+ * const { id } = createConversation(env.db, { title: "Refunds" });
+ * const turn = await startChatTurn(env, id, { message: "Create a harness for refunds" });
  * for await (const f of turn.frames) console.log(f.frame);
  * ```
  * @param env The workbench's databases, copilot and settings.

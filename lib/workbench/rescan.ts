@@ -19,7 +19,10 @@ export interface Rescan {
  *
  * @example
  * ```ts
- * const rescan = createRescan(() => discoverHarnesses(hive, [], roots), 3000);
+ * import { openHive } from "../hive/open.ts";
+ * import { discoverHarnesses } from "./catalog.ts";
+ *
+ * const rescan = createRescan(() => discoverHarnesses(openHive(), [], ["./harnesses"]), 3000);
  * await rescan.ifStale();
  * ```
  * @param scan The scan; its failures are reported on stderr, never thrown.

@@ -25,7 +25,9 @@ export interface Selection {
  *
  * @example
  * ```ts
- * checkSelection(hive, { harness_id: "hello", run_id: "run_01…" });
+ * import { openHive } from "../hive/open.ts";
+ *
+ * checkSelection(openHive(), { harness_id: "hello", run_id: "run_01…" });
  * ```
  * @param db The hive.
  * @param selection The harness and run to select.

@@ -1,7 +1,7 @@
 /**
- * Forks and lineage (CONTRACT.md "Forks"): fork a target run at a model call into a new harness
- * beside its parent (the page sends a name, never a path), resume a fork (JSON or SSE), and a run's
- * parent and children.
+ * Forks and lineage (docs/workbench-api.md, Forks and lineage): fork a target run at a model call
+ * into a new harness beside its parent (the page sends a name, never a path), resume a fork (JSON
+ * or SSE), and a run's parent and children.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Controls of a live run (docs/workbench-api.md "Live runs"): steering messages, addressable and
+ * Controls of a live run (docs/workbench-api.md, Live runs): steering messages, addressable and
  * editable until the loop takes them, model and playbook changes, and stop. Every control answers at
  * once; the run applies it at its next turn boundary. The person in the page acts as `workbench`.
  *

@@ -1,7 +1,7 @@
 /**
- * Versions and evaluations (CONTRACT.md "Evaluations and versions"): a harness's version timeline,
- * two versions compared, a version restored as the person's edit, eval sets run on the current
- * version or on a recorded one, and a proposal measured before it is applied.
+ * Versions and evaluations (docs/workbench-api.md, Versions and evaluations): a harness's version
+ * timeline, two versions compared, a version restored as the person's edit, eval sets run on the
+ * current version or on a recorded one, and a proposal measured before it is applied.
  *
  * @module
  */

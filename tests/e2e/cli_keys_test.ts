@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of `framework keys` (generate, sign, authorize, revoke, list), run as real
- * subprocesses with and without `--json` (CONTRACT.md: "Tokens", "The authorized-key store", "Key
- * command output"; the spec's "Authentication" and "Key commands").
+ * subprocesses with and without `--json` (docs/security.md, Tokens; docs/http-contract.md, Tokens and
+ * the key store; docs/cli.md, Keys; the spec's "Authentication" and "Key commands").
  *
  * Every test has its own FRAMEWORK_HOME and its own harness folders under temporary directories.
  * Tokens are decoded and their signatures checked here with `jose`, independently of lib/keys.
@@ -21,7 +21,7 @@ import { tempDir } from "../helpers/temp.ts";
 const B64URL_43 = /^[A-Za-z0-9_-]{43}$/;
 /** A compact JWS: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-/** The fields of a store row (CONTRACT.md "The authorized-key store"). */
+/** The fields of a store row (docs/http-contract.md, Tokens and the key store). */
 const ROW_FIELDS = [
   "created_at",
   "key_id",

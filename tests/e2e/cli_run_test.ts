@@ -1,7 +1,8 @@
 /**
  * End-to-end tests of the `framework` CLI verbs over runs, run as real subprocesses: run (with and
- * without --stream), serve, runs, stats and trace, each with and without `--json` (CONTRACT.md: the ok
- * wrapper, the exit codes, the run result, `/stats`, `/trace` and the NDJSON frames).
+ * without --stream), serve, runs, stats and trace, each with and without `--json`
+ * (docs/http-contract.md: the ok wrapper, the exit codes, the run result, `/stats`, `/trace` and
+ * the NDJSON frames).
  *
  * Every test has its own FRAMEWORK_HOME and its own harness folders under temporary directories. The
  * harnesses use the scripted model, so every run is offline and deterministic.

@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of the `framework` CLI verbs over `harness.yaml` and the trust store, run as real
  * subprocesses: init, validate, get, set, add, remove, trust, schema, --version, --help and usage
- * errors, each with and without `--json` (CONTRACT.md: the ok wrapper and the exit codes).
+ * errors, each with and without `--json` (docs/http-contract.md: the ok wrapper and the exit codes).
  *
  * Every test has its own FRAMEWORK_HOME and its own harness folders under temporary directories.
  *

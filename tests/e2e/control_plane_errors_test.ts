@@ -6,7 +6,7 @@
  *
  * Each test has its own FRAMEWORK_HOME and starts `framework control-plane` as a subprocess on
  * 127.0.0.1 (tests/helpers/control_plane.ts); requests are plain `fetch` calls, and every response
- * body is checked to be JSON in the ok wrapper (CONTRACT.md "The ok wrapper").
+ * body is checked to be JSON in the ok wrapper (docs/http-contract.md, The ok wrapper).
  *
  * @module
  */
@@ -58,7 +58,7 @@ const ERROR_KINDS = [
   "conflict",
   "internal",
 ];
-/** The run result fields of CONTRACT.md ("Control plane payloads", `POST /run`). */
+/** The run result fields (docs/http-contract.md, The run result; `POST /run`). */
 const RUN_RESULT_FIELDS = [
   "run_id",
   "harness_id",

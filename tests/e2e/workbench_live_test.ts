@@ -1,8 +1,8 @@
 /**
- * The live-run API of the workbench (CONTRACT.md "Live runs") over a real server process: steering
- * messages queued, read, edited and deleted by body and by path while turn 1 is in flight, model and
- * playbook changes with their refusals, 409 once delivered or ended, 404 for unknown runs, and the
- * live mode and model in the run view and the Runs list.
+ * The live-run API of the workbench (docs/workbench-api.md, Live runs) over a real server process:
+ * steering messages queued, read, edited and deleted by body and by path while turn 1 is in flight,
+ * model and playbook changes with their refusals, 409 once delivered or ended, 404 for unknown
+ * runs, and the live mode and model in the run view and the Runs list.
  *
  * @module
  */
