@@ -1,0 +1,80 @@
+/**
+ * The reviewed exceptions to the architecture rules. Each list may only shrink: a new entry needs a
+ * reason a reviewer accepts, and an entry the code no longer needs fails the test until it is
+ * removed (so a fixed exception cannot come back unnoticed).
+ *
+ * @module
+ */
+
+/** A dynamic import (or worker, or URL) in lib/ whose module is named by an expression. */
+export interface DynamicImportEntry {
+  file: string;
+  /** The expression, as written (`url`). */
+  expression: string;
+  reason: string;
+}
+
+/** Fully dynamic imports in lib/: no floor check can follow them, so each one is reviewed. */
+export const LIB_DYNAMIC_IMPORTS: readonly DynamicImportEntry[] = [
+  {
+    file: "lib/tools/sandbox_protocol.ts",
+    expression: "url",
+    reason: "loads the harness's own code file (a code ref the spec names) inside the sandbox",
+  },
+];
+
+/** A runtime import of a lib/ module above floor 1 by ui/ code. */
+export interface UiImportEntry {
+  file: string;
+  /** The imported lib/ module, relative to the root. */
+  target: string;
+  note: string;
+}
+
+/**
+ * Runtime imports of lib/ modules above the vocabulary floor by ui/ (browser code), to be fixed:
+ * the bundle then carries that module and what it imports.
+ */
+export const UI_RUNTIME_IMPORTS: readonly UiImportEntry[] = [
+  {
+    file: "ui/tabs/improve.tsx",
+    target: "lib/hive/proposals.ts",
+    note: "PROPOSAL_STATUSES: move the status list to a floor-1 vocabulary module " +
+      "(like RUN_STATUSES in lib/run_types.ts) and import it from there",
+  },
+  {
+    file: "ui/tabs/spec.tsx",
+    target: "lib/spec/frozen.ts",
+    note: "frozenRootIn: move the pure path-prefix rule to floor 1 (or send the frozen root " +
+      "with the spec view) so the browser does not bundle lib/spec/",
+  },
+];
+
+/** A function over the length limit, with its length when it was allowlisted. */
+export interface LongFunctionEntry {
+  file: string;
+  /** Its name as the test reports it (`outer/inner`, `Class.method`, `callback of …`). */
+  name: string;
+  lines: number;
+}
+
+/** Functions over 120 lines today: each may only shrink, and leaves the list once it fits. */
+export const LONG_FUNCTIONS: readonly LongFunctionEntry[] = [
+  { file: "cli/commands/evolve_commands.ts", name: "registerEvolveCommands", lines: 134 },
+  { file: "cli/commands/keys_commands.ts", name: "registerKeysCommands", lines: 151 },
+  { file: "cli/commands/run_commands.ts", name: "registerRunCommands", lines: 183 },
+  { file: "cli/commands/spec_commands.ts", name: "registerSpecCommands", lines: 184 },
+  { file: "lib/evolve/propose.ts", name: "proposeImprovement", lines: 122 },
+  { file: "lib/keys/authenticate.ts", name: "authenticate", lines: 134 },
+  { file: "lib/runner/controls.ts", name: "createRunControls", lines: 131 },
+  { file: "lib/runner/run_loop.ts", name: "runLoop", lines: 413 },
+  { file: "lib/sha256.ts", name: "createSha256", lines: 145 },
+  { file: "ui/islands/rail.tsx", name: "Rail", lines: 138 },
+  { file: "ui/tabs/overview.tsx", name: "Overview", lines: 147 },
+  { file: "ui/tabs/runs.tsx", name: "Runs", lines: 149 },
+  { file: "ui/tabs/spec.tsx", name: "SpecBody", lines: 164 },
+  { file: "ui/tabs/spec.tsx", name: "TextEditor", lines: 124 },
+  { file: "ui/tabs/spec.tsx", name: "EditForm", lines: 158 },
+  { file: "ui/tabs/trace.tsx", name: "TraceBody", lines: 219 },
+  { file: "ui/tabs/use.tsx", name: "Use", lines: 130 },
+];
