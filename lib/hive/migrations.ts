@@ -348,4 +348,22 @@ export const MIGRATIONS: readonly string[] = [
     ON runs(harness_id, harness_dir, spec_version, live, status, cost_usd, turns)
     WHERE status != 'running';
   `,
+  // 11: the trace folders the hive knows, one row each, so the folders inside a harness are found
+  // by a range on the key (\`folder >= dir || '/' AND folder < dir || '0'\`, '0' being the character
+  // after '/') instead of a scan of every run's \`trace_path\`: every run reads them when it is
+  // prepared (its file tools and its code refuse them all, not only today's \`logging.trace_dir\`).
+  // A run's folder is its \`trace_path\` less \`/<run_id>.jsonl\`; a run in a folder already known
+  // writes nothing (INSERT OR IGNORE on a table of a few rows). A folder stays known when its runs are
+  // deleted: the journals may still be there.
+  `
+  CREATE TABLE trace_folders (folder TEXT PRIMARY KEY) WITHOUT ROWID;
+  INSERT OR IGNORE INTO trace_folders
+    SELECT substr(trace_path, 1, length(trace_path) - length(run_id) - 7) FROM runs
+    WHERE substr(trace_path, -length(run_id) - 7) = '/' || run_id || '.jsonl';
+  CREATE TRIGGER trace_folders_run_insert AFTER INSERT ON runs
+    WHEN substr(NEW.trace_path, -length(NEW.run_id) - 7) = '/' || NEW.run_id || '.jsonl' BEGIN
+    INSERT OR IGNORE INTO trace_folders
+      VALUES (substr(NEW.trace_path, 1, length(NEW.trace_path) - length(NEW.run_id) - 7));
+  END;
+  `,
 ];

@@ -22,10 +22,10 @@ import {
   getRun,
   getRunAnyHarness,
   type RunRow,
-  traceFoldersWithin,
 } from "../hive/runs.ts";
 import { findRun, readJournalBytes } from "../journal/trace.ts";
-import { sensitiveName, specPath, traceDir } from "../paths.ts";
+import { sensitiveName, specPath } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { replayFrom } from "../runner/replay.ts";
 import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { loadSpec } from "../spec/load.ts";
@@ -104,10 +104,7 @@ export async function forkRun(
     );
   }
   const model = request.model === undefined ? undefined : forkModel(request.model, parent.spec);
-  const traces = [
-    traceDir(parent.dir, parent.spec.logging?.trace_dir),
-    ...traceFoldersWithin(db, parent.dir),
-  ];
+  const traces = protectedTraceDirs(parent.dir, parent.spec.logging?.trace_dir, db);
   const ranSince = firstRunStartedAt(db, { id: parent.spec.id, dir: parent.dir });
   const workspace = join(parent.dir, "workspace");
   const fork = {

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
 import { MIGRATIONS } from "../../lib/hive/migrations.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
+import { traceFoldersWithin } from "../../lib/hive/runs.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 Deno.test("migration 3 binds rows written before it to their harness folder", async () => {
@@ -34,6 +35,71 @@ Deno.test("migration 3 binds rows written before it to their harness folder", as
       { id: "prop_a", harness_dir: "/now/bot", applied: 1 },
       { id: "prop_b", harness_dir: "/now/bot", applied: 0 },
     ]);
+  } finally {
+    closeHives();
+  }
+});
+
+Deno.test("migration 11 records the trace folders of runs written before it, and a trigger keeps them", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 10));
+  const insert = (runId: string, tracePath: string) =>
+    old.prepare(
+      `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path)
+       VALUES (?, 'bot', '/h/bot', 'success', 't', 'v', ?)`,
+    ).run(runId, tracePath);
+  insert("run_a", "/h/bot/old-logs/run_a.jsonl");
+  insert("run_b", "/h/bot/old-logs/run_b.jsonl");
+  insert("run_c", "/h/bot/.framework/traces/run_c.jsonl");
+  insert("run_d", "/h/bot2/logs/run_d.jsonl"); // a sibling whose name starts like bot's
+  insert("run_e", "/var/traces/run_e.jsonl");
+  insert("run_f", "/t"); // not a journal path: no folder
+  old.close();
+  try {
+    const db = openHive(path);
+    assert.deepEqual(
+      db.prepare("SELECT folder FROM trace_folders ORDER BY folder").all().map((r) => r.folder),
+      ["/h/bot/.framework/traces", "/h/bot/old-logs", "/h/bot2/logs", "/var/traces"],
+    );
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/old-logs",
+    ]);
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot/"), traceFoldersWithin(db, "/h/bot"));
+    assert.deepEqual(traceFoldersWithin(db, "/h"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/old-logs",
+      "/h/bot2/logs",
+    ]);
+    // New runs add their folder once, through the trigger.
+    for (
+      const [id, trace] of [["run_g", "/h/bot/logs/run_g.jsonl"], [
+        "run_h",
+        "/h/bot/logs/run_h.jsonl",
+      ]]
+    ) {
+      db.prepare(
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path)
+         VALUES (?, 'bot', '/h/bot', 'running', 't', 'v', ?)`,
+      ).run(id!, trace!);
+    }
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/logs",
+      "/h/bot/old-logs",
+    ]);
+    // The query is a range on the key, not a scan of the runs table.
+    const plan = db.prepare(
+      "EXPLAIN QUERY PLAN SELECT folder FROM trace_folders WHERE folder >= ?1 || '/' AND folder < ?1 || '0' ORDER BY folder",
+    ).all("/h/bot").map((r) => String(r.detail));
+    assert.ok(
+      plan.some((d) =>
+        /SEARCH trace_folders USING PRIMARY KEY \(folder>\? AND folder<\?\)/.test(d)
+      ),
+      plan.join("\n"),
+    );
   } finally {
     closeHives();
   }
