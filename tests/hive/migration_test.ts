@@ -104,3 +104,54 @@ Deno.test("migration 11 records the trace folders of runs written before it, and
     closeHives();
   }
 });
+
+Deno.test("migration 12 records the origins of the forks in the catalog, from their first resume where there is one", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 11));
+  old.exec(`
+    INSERT INTO harnesses (id, root_path, name, is_fork, parent_id, created_at, updated_at) VALUES
+      ('alpha', '/h/alpha', 'Alpha', 0, NULL, 't0', 't0'),
+      ('resumed', '/h/resumed', 'Alpha', 1, 'alpha', 't1', 't1'),
+      ('fresh', '/h/fresh', 'Alpha', 1, 'alpha', 't2', 't2'),
+      ('plain', '/h/plain', 'Plain', 0, NULL, 't3', 't3');
+    INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
+        parent_run_id, reentry_seq) VALUES
+      ('run_p1', 'alpha', '/h/alpha', 'success', 't', 'v', '/h/alpha/.framework/traces/run_p1.jsonl',
+        NULL, NULL),
+      ('run_r1', 'resumed', '/h/resumed', 'success', 't', 'v',
+        '/h/resumed/.framework/traces/run_r1.jsonl', 'run_p1', 6),
+      ('run_r2', 'resumed', '/h/resumed', 'success', 't', 'v',
+        '/h/resumed/.framework/traces/run_r2.jsonl', 'run_p1', 6),
+      ('run_d1', 'plain', '/h/plain', 'success', 't', 'v', '/h/plain/.framework/traces/run_d1.jsonl',
+        'run_p1', NULL);
+  `);
+  old.close();
+  try {
+    const db = openHive(path);
+    const rows = db.prepare(
+      "SELECT root_path, harness_id, parent_id, run_id, at, created_at FROM fork_origins ORDER BY root_path",
+    ).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows, [
+      {
+        root_path: "/h/fresh",
+        harness_id: "fresh",
+        parent_id: "alpha",
+        run_id: null,
+        at: null,
+        created_at: "t2",
+      },
+      {
+        root_path: "/h/resumed",
+        harness_id: "resumed",
+        parent_id: "alpha",
+        run_id: "run_p1",
+        at: 6,
+        created_at: "t1",
+      },
+    ]);
+  } finally {
+    closeHives();
+  }
+});
