@@ -68,7 +68,7 @@ function fileRead(options: Record<string, unknown>): BuiltinTool {
       const target = await safe(ctx, stringArg(args, "path"), false);
       let read: { bytes: Uint8Array; size: number };
       try {
-        if ((await Deno.stat(target.absolute)).isDirectory) {
+        if (Deno.statSync(target.absolute).isDirectory) {
           throw new ToolError("is_directory", `${target.relative} is a folder; use list_files`);
         }
         // The file read is the file checked (a name swapped for a link meanwhile is refused), and
