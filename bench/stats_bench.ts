@@ -1,13 +1,16 @@
 /**
  * Statistics at a million runs: `harnessStats` (what `/stats` and `framework stats` answer) reads the
  * aggregates the hive keeps as runs change, so its cost does not grow with the runs table. Printed
- * beside the full scan it replaced, on the same hive.
+ * beside the full scan it replaced, on the same hive. The same for the trace folders inside a harness,
+ * which every run reads when it is prepared (a range on the `trace_folders` key, beside the scan of
+ * every run's `trace_path` it replaced).
  *
  * @module
  */
 
 import type { HarnessRef } from "../lib/hive/harnesses.ts";
 import { closeHives, openHive } from "../lib/hive/open.ts";
+import { traceFoldersWithin } from "../lib/hive/runs.ts";
 import { harnessStats } from "../lib/hive/stats.ts";
 import { fmt, measure, report } from "./measure.ts";
 import { seedRuns } from "./seed_runs.ts";
@@ -41,6 +44,15 @@ export async function run(): Promise<void> {
         runs: s.runs.total.toLocaleString(),
         seeded: fmt(seconds, " s"),
       });
+      const folders = await measure(2000, () => traceFoldersWithin(db, BUSY.dir), 100);
+      const folderScan = await measure(3, () => scanTraceFolders(db, BUSY.dir), 1);
+      report(`trace folders of a harness at ${n.toLocaleString()} runs`, {
+        mean: fmt(folders.mean_ms, " ms"),
+        p99: fmt(folders.p99_ms, " ms"),
+        "runs scan": `${fmt(folderScan.mean_ms, " ms")} (${
+          fmt(folderScan.mean_ms / folders.mean_ms, "x")
+        })`,
+      });
       closeHives();
     }
     const cli = await measure(3, async () => {
@@ -65,6 +77,15 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
   }
+}
+
+/** The scan of every run's journal path the trace folders were found by before migration 11. */
+function scanTraceFolders(db: ReturnType<typeof openHive>, dir: string): unknown {
+  return db.prepare(
+    `SELECT DISTINCT substr(trace_path, 1, length(trace_path) - length(run_id) - 7) AS folder
+     FROM runs
+     WHERE substr(trace_path, 1, length(?1)) = ?1 AND substr(trace_path, -length(run_id) - 7) = '/' || run_id || '.jsonl'`,
+  ).all(`${dir}/`);
 }
 
 /** The aggregate scan `/stats` did before the hive kept its statistics (for the ratio). */

@@ -56,6 +56,13 @@ export interface WorkbenchApi {
   fetch: (request: Request) => Response | Promise<Response>;
   /** The copilot's model, when one is configured. */
   copilotModel: CopilotModel | undefined;
+  /** How many runs of this workbench are going (the copilot's and the targets'). */
+  activeRuns(): number;
+  /**
+   * Lets the workbench's runs finish for up to `graceMs`, then stops the rest (`error`, reason
+   * `stopped`, journals closed) and waits for them (the run service's close).
+   */
+  closeRuns(graceMs: number): Promise<void>;
 }
 
 /**
@@ -109,5 +116,10 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     ]
   ) app.route("/", routes(ctx));
   finishApp(app);
-  return { fetch: withCheckedHost(app.fetch), copilotModel: ctx.copilotModel };
+  return {
+    fetch: withCheckedHost(app.fetch),
+    copilotModel: ctx.copilotModel,
+    activeRuns: () => ctx.runs.active().length,
+    closeRuns: (graceMs) => ctx.runs.close(graceMs),
+  };
 }

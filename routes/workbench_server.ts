@@ -48,9 +48,22 @@ export interface RunningWorkbench {
   /** The private API's URL (not reachable without the secret). */
   apiUrl: string;
   copilotModel: CopilotModel | undefined;
-  /** Stops both servers. */
-  close(): Promise<void>;
+  /** How many runs are going (the copilot's and the harnesses'). */
+  activeRuns(): number;
+  /**
+   * Shuts the workbench down as the control plane does: no new connections; running runs get up to
+   * `graceMs` (default {@link SHUTDOWN_GRACE_MS}) to finish, then the rest are stopped, each ending
+   * `error` with reason `stopped` and its journal closed and verifiable; then both servers close. A
+   * second call with a shorter grace (a second Ctrl-C) stops the runs sooner.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** How long the workbench's running runs may finish when it shuts down. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** How long the servers' last requests may take once every run has ended. */
+const REQUESTS_GRACE_MS = 5_000;
 
 /**
  * Starts the workbench.
@@ -116,17 +129,32 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
   if (accessToken) {
     (options.warn ?? ((t) => console.error(t)))(exposureWarning("the workbench", host, port));
   }
+  let closing: Promise<void> | undefined;
+  const shutDown = async (runsEnded: Promise<void>) => {
+    try {
+      // No new connections from now on; a request in flight (a run's stream) ends with its run.
+      const serversClosed = Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
+      await runsEnded;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        serversClosed,
+        new Promise((r) => (timer = setTimeout(r, REQUESTS_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+    } finally {
+      await stopUpkeep();
+    }
+  };
   return {
     url,
     openUrl: accessToken ? `${url}/?token=${accessToken}` : url,
     apiUrl,
     copilotModel: api.copilotModel,
-    async close() {
-      try {
-        await Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
-      } finally {
-        await stopUpkeep();
-      }
+    activeRuns: api.activeRuns,
+    async close(graceMs = SHUTDOWN_GRACE_MS) {
+      const runsEnded = api.closeRuns(graceMs);
+      closing ??= shutDown(runsEnded);
+      await closing;
     },
   };
 }

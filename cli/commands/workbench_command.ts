@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
-import { startWorkbench } from "../../routes/workbench_server.ts";
+import { SHUTDOWN_GRACE_MS, startWorkbench } from "../../routes/workbench_server.ts";
 import { reportError, writeErr, writeOut } from "../output.ts";
 
 function collect(value: string, previous: string[]): string[] {
@@ -86,8 +86,22 @@ export function registerWorkbenchCommand(program: Command): void {
                 : "Copilot: no model configured (set FRAMEWORK_COPILOT_MODEL; see docs/workbench.md)",
             );
           }
+          // Running runs get a grace period to finish, then are stopped (each ends `stopped`, its
+          // journal closed); a second signal stops them at once.
+          let signals = 0;
           const stop = async () => {
-            await wb.close();
+            const first = ++signals === 1;
+            const live = wb.activeRuns();
+            if (live && first) {
+              writeErr(
+                `Shutting down: ${live} running run${live === 1 ? "" : "s"} get${
+                  live === 1 ? "s" : ""
+                } up to ${SHUTDOWN_GRACE_MS / 1000} s to finish (press Ctrl-C again to stop ${
+                  live === 1 ? "it" : "them"
+                } now).`,
+              );
+            } else if (live) writeErr("Stopping the running runs now.");
+            await wb.close(first ? SHUTDOWN_GRACE_MS : 0);
             Deno.exit(0);
           };
           Deno.addSignalListener("SIGINT", stop);

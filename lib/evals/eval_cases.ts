@@ -17,7 +17,8 @@ import { resolveSafePath } from "../fs/safe_path.ts";
 import type { Hive } from "../hive/open.ts";
 import { harnessOfRun, type RunRow } from "../hive/runs.ts";
 import { getTrace } from "../journal/trace.ts";
-import { specLockPath, traceDir } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
+import { specLockPath } from "../paths.ts";
 import type { RunStatus } from "../run_types.ts";
 import {
   EVAL_SET_NAME,
@@ -113,15 +114,15 @@ export async function addEvalCase(
   }
   const loaded = await loadSpec(harnessDir);
   const dir = loaded.dir;
-  const traces = traceDir(dir, loaded.spec.logging?.trace_dir);
+  const traces = protectedTraceDirs(dir, loaded.spec.logging?.trace_dir);
   if (item.input_file !== undefined) {
-    item.input_file = (await resolveSafePath(dir, item.input_file, { traceDir: traces })).relative;
+    item.input_file = (await resolveSafePath(dir, item.input_file, { traceDirs: traces })).relative;
   }
   const written = orderedCase(item);
   return await withFileLock(specLockPath(dir), async () => {
     const file = await evalSetFile(dir, set);
     // The evals folder itself may be a link: the file must still be inside the harness.
-    const target = (await resolveSafePath(dir, file.path, { traceDir: traces })).absolute;
+    const target = (await resolveSafePath(dir, file.path, { traceDirs: traces })).absolute;
     let text: string;
     if (file.exists) {
       const current = await Deno.readTextFile(target);

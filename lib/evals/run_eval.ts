@@ -19,7 +19,9 @@ import { copyTree } from "../fs/copy_tree.ts";
 import { type EvalCaseResult, type EvalResult, insertEval } from "../hive/evals.ts";
 import type { Hive } from "../hive/open.ts";
 import { newId } from "../ids.ts";
-import { harnessStateDir, specPath, traceDir } from "../paths.ts";
+import { harnessStateDir, specPath } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
+import { within } from "../fs/safe_path.ts";
 import { DEFAULT_LIMITS } from "../runner/run_loop.ts";
 import { buildValidators } from "../runner/validators.ts";
 import type { HarnessTarget, RunService } from "../runs/service.ts";
@@ -109,10 +111,10 @@ export async function runEvalOnText(
   await Deno.mkdir(copies, { recursive: true });
   const copy = await Deno.makeTempDir({ dir: copies, prefix: "v-" });
   try {
-    const traces = traceDir(original.dir, original.spec.logging?.trace_dir);
+    const traces = protectedTraceDirs(original.dir, original.spec.logging?.trace_dir, db);
     await copyTree(original.dir, copy, (e) => {
       if (e.relative === ".framework" || e.relative === ".git") return false;
-      if (e.absolute === traces || e.absolute.startsWith(traces + "/")) return false;
+      if (traces.some((t) => within(t, e.absolute))) return false;
       return e.relative !== "harness.yaml";
     });
     await Deno.writeTextFile(specPath(copy), yaml);
@@ -163,7 +165,7 @@ async function evaluate(
   const limits = { ...DEFAULT_LIMITS, ...loaded.spec.limits };
   const sandboxes = createSandboxPool(
     loaded.dir,
-    traceDir(loaded.dir, loaded.spec.logging?.trace_dir),
+    protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir),
   );
   const results: EvalCaseResult[] = new Array(cases.length);
   let next = 0;

@@ -13,7 +13,7 @@ import { mutateSpec } from "../construct/mutate.ts";
 import { badInput, FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { openHive } from "../hive/open.ts";
-import { traceDir as traceDirOf } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
 import type { EditPolicy } from "../spec/frozen.ts";
 import { harnessRef, loadSpec } from "../spec/load.ts";
@@ -140,7 +140,7 @@ export async function applyProposal(
   }
 
   // The gate again, on the harness as it is now.
-  const traceDir = traceDirOf(loaded.dir, loaded.spec.logging?.trace_dir);
+  const traceDirs = protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir);
   const specValue = JSON.parse(JSON.stringify(loaded.spec));
   const now = () => new Date().toISOString();
   for (const c of proposal.yaml_changes) {
@@ -151,7 +151,7 @@ export async function applyProposal(
   const toWrite: { change: Proposal["code_changes"][number]; absolute: string }[] = [];
   for (const cid of approve) {
     const change = proposal.code_changes.find((c) => c.id === cid)!;
-    const verdict = await gateCodeChange(loaded.dir, change.path, traceDir);
+    const verdict = await gateCodeChange(loaded.dir, change.path, traceDirs);
     if (!verdict.ok) {
       Object.assign(change, { status: "blocked", reason: verdict.reason });
       continue;

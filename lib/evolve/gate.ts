@@ -54,16 +54,16 @@ export function gateYamlChange(
  *
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param path The path relative to it.
- * @param traceDir The trace folder.
+ * @param traceDirs The protected trace folders (today's and the former ones).
  * @returns The verdict and, when allowed, the absolute path.
  */
 export async function gateCodeChange(
   harnessDir: string,
   path: string,
-  traceDir: string,
+  traceDirs: readonly string[],
 ): Promise<GateVerdict & { absolute?: string }> {
   try {
-    const safe = await resolveSafePath(harnessDir, path, { traceDir, protectSpec: true });
+    const safe = await resolveSafePath(harnessDir, path, { traceDirs, protectSpec: true });
     // The target must be a file (or nothing yet), and every existing folder on the way a folder.
     const info = await Deno.stat(safe.absolute).catch(() => undefined);
     if (info && !info.isFile) return { ok: false, reason: `${path} is a folder, not a file` };

@@ -15,7 +15,7 @@ import { costOf, priceOf } from "../models/pricing.ts";
 import { createProvider, type ProviderContext } from "../models/registry.ts";
 import { withRetries } from "../models/retry.ts";
 import { type ModelProvider, ProviderError } from "../models/types.ts";
-import { traceDir as traceDirOf } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { type EditPolicy, frozenRoots } from "../spec/frozen.ts";
 import { loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
@@ -170,7 +170,7 @@ export async function proposeImprovement(
   }
   const answer = parseEvolverAnswer(response.text);
 
-  const traceDir = traceDirOf(loaded.dir, spec.logging?.trace_dir);
+  const traceDirs = protectedTraceDirs(loaded.dir, spec.logging?.trace_dir);
   const specValue = JSON.parse(JSON.stringify(spec));
   const yaml_changes: YamlChange[] = answer.yaml_changes.map((c) => {
     const verdict = gateYamlChange(specValue, c, options.policy);
@@ -188,7 +188,7 @@ export async function proposeImprovement(
   });
   const code_changes: CodeChange[] = [];
   for (const [i, c] of answer.code_changes.entries()) {
-    const verdict = await gateCodeChange(loaded.dir, c.path, traceDir);
+    const verdict = await gateCodeChange(loaded.dir, c.path, traceDirs);
     let before: string | null = null;
     if (verdict.ok) {
       try {

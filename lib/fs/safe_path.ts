@@ -1,11 +1,12 @@
 /**
  * The one sensitive-path check, used by `input_file`, the builtin file tools, uploads and the
  * evolver: a path must be relative, stay inside the harness folder after symlinks are resolved, and
- * must not touch `.framework/` (trust store, keys, logs, traces), any `.env*` file, or the configured
- * trace folder wherever it lives. Matching is case-insensitive. A regular file with more than one
+ * must not touch `.framework/` (trust store, keys, logs, traces), any `.env*` file, or a trace folder
+ * wherever it lives (the configured one, and the former ones the hive knows). Matching is case-insensitive. A regular file with more than one
  * name (a hard link) is refused too, since one of its other names may be a sensitive file.
  * {@link openChecked} applies the link rule again to the file it opens (device and inode), for every
- * reader and copier of harness files: the served page, package and fork copies.
+ * reader and copier of harness files: `input_file`, `file_read`, the served page, package and fork
+ * copies.
  *
  * @module
  */
@@ -16,8 +17,11 @@ import { sensitiveName } from "../paths.ts";
 
 /** Options of {@link resolveSafePath}. */
 export interface SafePathOptions {
-  /** The trace folder (absolute), refused wherever it lives. */
-  traceDir?: string;
+  /**
+   * The protected trace folders (absolute), refused wherever they live: today's `logging.trace_dir`
+   * and every former one the hive knows (`protectedTraceDirs` in `lib/journal/trace_dir.ts`).
+   */
+  traceDirs?: readonly string[];
   /** Also refuse `harness.yaml` itself (writes). */
   protectSpec?: boolean;
 }
@@ -117,7 +121,7 @@ export function sensitiveSegment(rel: string): string | undefined {
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param path The path as given, relative to the harness folder.
- * @param options The trace folder, and whether `harness.yaml` is refused.
+ * @param options The protected trace folders, and whether `harness.yaml` is refused.
  * @returns The absolute and relative forms.
  */
 export async function resolveSafePath(
@@ -150,12 +154,11 @@ export async function resolveSafePath(
   const rel = relative(harnessDir, real);
   const realWhy = sensitiveSegment(rel);
   if (realWhy) throw refuse(realWhy);
-  if (options.traceDir) {
-    const traceReal = await realPathOfPrefix(resolve(options.traceDir)).catch(() =>
-      resolve(options.traceDir!)
-    );
-    if (within(traceReal, real, true) || within(resolve(options.traceDir), lexical, true)) {
-      throw refuse("it is inside the trace folder");
+  for (const traces of options.traceDirs ?? []) {
+    const named = resolve(traces);
+    const traceReal = await realPathOfPrefix(named).catch(() => named);
+    if (within(traceReal, real, true) || within(named, lexical, true)) {
+      throw refuse("it is inside a trace folder");
     }
   }
   let info: Deno.FileInfo | undefined;
@@ -195,7 +198,8 @@ export function hardLinkReason(info: Deno.FileInfo): string | undefined {
  * Opens a checked harness file for reading, and refuses it unless the file opened is the file that
  * was checked: a regular file (not a symlink) under `absolute`, with one name, whose device and inode
  * are those of the open handle. A name swapped for a link between the check and the open is refused.
- * Every reader and copier of harness files opens through here: the served page, packages, forks.
+ * Every reader and copier of harness files opens through here: `input_file`, `file_read`, the served
+ * page, packages, forks.
  *
  * @example
  * ```ts
@@ -219,13 +223,15 @@ export async function openChecked(
     if (!info.isFile) return "it is not a regular file";
     return options.linked ? undefined : hardLinkReason(info);
   };
-  // A missing file is NotFound as it is (a caller may have a default); nothing else is.
-  const named = await Deno.lstat(absolute);
+  // A missing file is NotFound as it is (a caller may have a default); nothing else is. The metadata
+  // calls are synchronous (microseconds on a local file, no thread-pool round trip: `file_read` runs
+  // on every tool call); the open is not, since a name swapped for a FIFO would block it.
+  const named = Deno.lstatSync(absolute);
   const before = check(named);
   if (before) throw refusedPath(shown, before);
   const file = await Deno.open(absolute, { read: true });
   try {
-    const info = await file.stat();
+    const info = file.statSync();
     const why = check(info) ??
       (info.dev !== named.dev || info.ino !== named.ino
         ? "it was replaced while it was being read; try again"
@@ -259,22 +265,53 @@ export async function readSafeFile(
 }
 
 /**
+ * Reads the start of a checked harness file: opens it through {@link openChecked} (the file read is
+ * the file that was checked) and reads at most `max` bytes of it, never more than a caller needs.
+ * The builtin `file_read` (its `max_bytes`) and a run's `input_file` (1 MiB) read through here.
+ *
+ * @example
+ * ```ts
+ * const { bytes, size } = await readCheckedStart("/h/notes.txt", "notes.txt", 1024);
+ * ```
+ * @param absolute The file (symlinks already resolved by the caller's check).
+ * @param shown The path as an error names it.
+ * @param max The most bytes to read.
+ * @returns The bytes read and the size of the file opened (its own `stat`).
+ * @throws As {@link openChecked}.
+ */
+export async function readCheckedStart(
+  absolute: string,
+  shown: string,
+  max: number,
+): Promise<{ bytes: Uint8Array; size: number }> {
+  const { file, info } = await openChecked(absolute, shown);
+  // No more than the file held when it was opened: a file that grows meanwhile is read to that size.
+  return { bytes: await readAndClose(file, Math.min(max, info.size)), size: info.size };
+}
+
+/**
  * Reads an open file to its end and closes it.
  *
  * @param file The file.
  * @returns Its bytes.
  */
-export async function readAllAndClose(file: Deno.FsFile): Promise<Uint8Array> {
+export function readAllAndClose(file: Deno.FsFile): Promise<Uint8Array> {
+  return readAndClose(file, Infinity);
+}
+
+/** Reads at most `max` bytes of an open file and closes it. */
+async function readAndClose(file: Deno.FsFile, max: number): Promise<Uint8Array> {
   try {
     const chunks: Uint8Array[] = [];
     let total = 0;
-    while (true) {
-      const chunk = new Uint8Array(64 * 1024);
+    while (total < max) {
+      const chunk = new Uint8Array(Math.min(64 * 1024, max - total));
       const n = await file.read(chunk);
       if (n === null) break;
       chunks.push(chunk.subarray(0, n));
       total += n;
     }
+    if (chunks.length === 1) return chunks[0]!;
     const bytes = new Uint8Array(total);
     let at = 0;
     for (const c of chunks) {

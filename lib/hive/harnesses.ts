@@ -34,6 +34,7 @@ export interface HarnessRegistration {
   id: string;
   root_path: string;
   name: string;
+  /** A fork made here, with its parent (only `forkRun` registers one). */
   is_fork?: boolean;
   parent_id?: string | null;
 }
@@ -52,10 +53,10 @@ function toRow(r: Record<string, unknown>): HarnessRow {
 }
 
 /**
- * Records a harness (or updates its folder and name). Fork fields are only written when given, so a
- * plain registration never unmarks a fork, and only while the row is not a fork yet: once recorded,
- * a fork's parent never changes (a `harness.yaml` edited to name another parent is registered
- * under the parent it had, which is what a resume checks).
+ * Records a harness (or updates its folder and name). Only a fork made here marks a row as a fork
+ * (`is_fork` given, by `forkRun`), and sets its parent; a plain registration — a scan, a run, a
+ * `--dir` — keeps the fork fields of the row while the row keeps its folder, and clears them when
+ * another folder takes the id (that folder was not forked here, whatever its `harness.yaml` says).
  *
  * @param db The hive.
  * @param h The harness.
@@ -68,16 +69,22 @@ export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
     `INSERT INTO harnesses (id, root_path, name, is_fork, parent_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(id) DO UPDATE SET root_path = excluded.root_path, name = excluded.name,
-       updated_at = excluded.updated_at
-       ${
-      h.is_fork === undefined ? "" : `, is_fork = max(harnesses.is_fork, excluded.is_fork),
-       parent_id = CASE WHEN harnesses.is_fork = 1 THEN harnesses.parent_id ELSE excluded.parent_id END`
-    }
+       updated_at = excluded.updated_at,
+       is_fork = CASE WHEN excluded.is_fork = 1 THEN 1
+         WHEN harnesses.root_path = excluded.root_path THEN harnesses.is_fork ELSE 0 END,
+       parent_id = CASE WHEN excluded.is_fork = 1 THEN excluded.parent_id
+         WHEN harnesses.root_path = excluded.root_path THEN harnesses.parent_id ELSE NULL END
      -- Every run claims its folder: a claim that changes nothing writes nothing.
-     WHERE root_path IS NOT excluded.root_path OR name IS NOT excluded.name${
-      h.is_fork === undefined ? "" : " OR (harnesses.is_fork = 0 AND excluded.is_fork = 1)"
-    }`,
-  ).run(h.id, h.root_path, h.name, h.is_fork ? 1 : 0, h.parent_id ?? null, now, now);
+     WHERE root_path IS NOT excluded.root_path OR name IS NOT excluded.name OR excluded.is_fork = 1`,
+  ).run(
+    h.id,
+    h.root_path,
+    h.name,
+    h.is_fork ? 1 : 0,
+    h.is_fork ? h.parent_id ?? null : null,
+    now,
+    now,
+  );
   return getHarness(db, h.id)!;
 }
 

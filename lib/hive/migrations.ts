@@ -348,4 +348,46 @@ export const MIGRATIONS: readonly string[] = [
     ON runs(harness_id, harness_dir, spec_version, live, status, cost_usd, turns)
     WHERE status != 'running';
   `,
+  // 11: the trace folders the hive knows, one row each, so the folders inside a harness are found
+  // by a range on the key (\`folder >= dir || '/' AND folder < dir || '0'\`, '0' being the character
+  // after '/') instead of a scan of every run's \`trace_path\`: every run reads them when it is
+  // prepared (its file tools and its code refuse them all, not only today's \`logging.trace_dir\`).
+  // A run's folder is its \`trace_path\` less \`/<run_id>.jsonl\`; a run in a folder already known
+  // writes nothing (INSERT OR IGNORE on a table of a few rows). A folder stays known when its runs are
+  // deleted: the journals may still be there.
+  `
+  CREATE TABLE trace_folders (folder TEXT PRIMARY KEY) WITHOUT ROWID;
+  INSERT OR IGNORE INTO trace_folders
+    SELECT substr(trace_path, 1, length(trace_path) - length(run_id) - 7) FROM runs
+    WHERE substr(trace_path, -length(run_id) - 7) = '/' || run_id || '.jsonl';
+  CREATE TRIGGER trace_folders_run_insert AFTER INSERT ON runs
+    WHEN substr(NEW.trace_path, -length(NEW.run_id) - 7) = '/' || NEW.run_id || '.jsonl' BEGIN
+    INSERT OR IGNORE INTO trace_folders
+      VALUES (substr(NEW.trace_path, 1, length(NEW.trace_path) - length(NEW.run_id) - 7));
+  END;
+  `,
+  // 12: where each fork came from, recorded when the fork is made here (\`forkRun\`): its folder, its
+  // id, its parent, the run and the model call it re-enters at. A resume replays only what this
+  // record says; a \`fork\` block in a folder the hive never forked (copied in, found by a scan) is
+  // not a record. Forks made before are taken as the catalog has them (\`is_fork = 1\`, their
+  // parent): their run and seq come from their first resumed run where there is one, else they are
+  // bound by the first resume after this migration. Of two rows with one folder, the newest wins.
+  `
+  CREATE TABLE fork_origins (
+    root_path TEXT PRIMARY KEY,
+    harness_id TEXT NOT NULL,
+    parent_id TEXT NOT NULL,
+    run_id TEXT,
+    at INTEGER,
+    created_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  INSERT OR REPLACE INTO fork_origins (root_path, harness_id, parent_id, run_id, at, created_at)
+    SELECT h.root_path, h.id, h.parent_id, r.parent_run_id, r.reentry_seq, h.created_at
+    FROM harnesses h
+    LEFT JOIN runs r ON r.run_id = (
+      SELECT min(run_id) FROM runs
+      WHERE harness_id = h.id AND harness_dir = h.root_path AND reentry_seq IS NOT NULL)
+    WHERE h.is_fork = 1 AND h.parent_id IS NOT NULL
+    ORDER BY h.updated_at;
+  `,
 ];

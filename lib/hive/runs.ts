@@ -361,21 +361,22 @@ export function firstRunStartedAt(db: Hive, harness: HarnessRef): string | null 
 /**
  * The trace folders inside a folder that the hive knows of: the folder of every journal recorded in
  * the runs table (`<folder>/<run_id>.jsonl`) that lies within `dir`, whichever harness ran it and
- * whatever `logging.trace_dir` said then. A copy of a harness leaves them all out, not only the
- * folder its spec names today.
+ * whatever `logging.trace_dir` said then. A copy of a harness leaves them all out, and a run refuses
+ * them all, not only the folder its spec names today. One range on the `trace_folders` key (kept by
+ * a trigger as runs are recorded): it reads the folders inside `dir` and nothing else, at any number
+ * of runs.
  *
  * @param db The hive.
  * @param dir A folder (absolute, symlinks resolved).
- * @returns The folders, absolute.
+ * @returns The folders, absolute, sorted.
  */
 export function traceFoldersWithin(db: Hive, dir: string): string[] {
-  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  const base = dir.endsWith("/") ? dir.slice(0, -1) : dir;
+  // Inside `base`: after `base/`, before `base0` ('0' follows '/').
   return (statement(
     db,
-    `SELECT DISTINCT substr(trace_path, 1, length(trace_path) - length(run_id) - 7) AS folder
-     FROM runs
-     WHERE substr(trace_path, 1, length(?1)) = ?1 AND substr(trace_path, -length(run_id) - 7) = '/' || run_id || '.jsonl'`,
-  ).all(prefix) as { folder: string }[]).map((r) => r.folder);
+    "SELECT folder FROM trace_folders WHERE folder >= ?1 || '/' AND folder < ?1 || '0' ORDER BY folder",
+  ).all(base) as { folder: string }[]).map((r) => r.folder);
 }
 
 /** Live-run figures of one spec version (the `metrics` of a comparison, docs/evaluations.md). */

@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { readSafeFile, resolveSafePath } from "../fs/safe_path.ts";
-import { traceDir } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import { type InterfaceInput, interfacePage } from "./page.ts";
 
@@ -90,7 +90,7 @@ export async function interfaceHtml(dir: string): Promise<{ html: string; genera
 }
 
 function safeOptions(loaded: LoadedSpec) {
-  return { traceDir: traceDir(loaded.dir, loaded.spec.logging?.trace_dir) };
+  return { traceDirs: protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir) };
 }
 
 /**

@@ -11,7 +11,8 @@ import { badInput } from "../errors.ts";
 import { createFileAtomic } from "../fs/atomic_write.ts";
 import { pathExists } from "../fs/exists.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import { sensitiveName, traceDir } from "../paths.ts";
+import { sensitiveName } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { loadSpec } from "../spec/load.ts";
 
 /** The folder uploads go to, relative to the harness. */
@@ -67,12 +68,12 @@ export async function storeUpload(
   const safe = safeUploadName(name);
   const dot = safe.lastIndexOf(".");
   const [stem, ext] = dot > 0 ? [safe.slice(0, dot), safe.slice(dot)] : [safe, ""];
-  const traces = traceDir(loaded.dir, loaded.spec.logging?.trace_dir);
+  const traces = protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir);
   for (let n = 1; n < 1000; n++) {
     const rel = `${UPLOADS_DIR}/${n === 1 ? safe : `${stem}-${n}${ext}`}`;
     let target;
     try {
-      target = await resolveSafePath(loaded.dir, rel, { traceDir: traces, protectSpec: true });
+      target = await resolveSafePath(loaded.dir, rel, { traceDirs: traces, protectSpec: true });
     } catch (err) {
       // A name another upload has just claimed (its file briefly has two names while it is being
       // linked in), or anything else already there, is taken: the next name is tried.

@@ -10,6 +10,8 @@
 import { sep } from "node:path";
 import { badInput, type FrameworkError } from "../errors.ts";
 import { LinkLoop, realPathOfPrefix, within } from "../fs/safe_path.ts";
+import { type Hive, openHive } from "../hive/open.ts";
+import { traceFoldersWithin } from "../hive/runs.ts";
 import { defaultKeysDir, isEnvName, traceDir, workspaceDir } from "../paths.ts";
 
 /**
@@ -86,6 +88,32 @@ export async function checkTraceDir(harnessDir: string, configured?: string): Pr
   const problem = await traceDirProblem(harnessDir, configured);
   if (problem) throw traceDirError(problem);
   return traceDir(harnessDir, configured);
+}
+
+/**
+ * The trace folders whose files are never read in a harness folder: the one `logging.trace_dir`
+ * names now (first), and every former one the hive knows inside the folder, since their journals
+ * (run inputs included) are still there after the field changed. Every reader of harness files takes
+ * this one list — a run (its `input_file`, file tools and code, computed once when it is prepared),
+ * uploads, the evolver's code changes, the served page, copies — so a former folder is refused
+ * wherever the current one is.
+ *
+ * @example
+ * ```ts
+ * protectedTraceDirs("/h", "logs"); // ["/h/logs", "/h/old-logs"]
+ * ```
+ * @param harnessDir The harness folder (absolute, symlinks resolved).
+ * @param configured The `logging.trace_dir` value, if any.
+ * @param db The hive (default: this home's).
+ * @returns The folders, absolute; today's first.
+ */
+export function protectedTraceDirs(
+  harnessDir: string,
+  configured?: string,
+  db: Hive = openHive(),
+): string[] {
+  const current = traceDir(harnessDir, configured);
+  return [current, ...traceFoldersWithin(db, harnessDir).filter((f) => f !== current)];
 }
 
 /**

@@ -19,8 +19,8 @@ import { openChecked, readAllAndClose, within } from "../fs/safe_path.ts";
 import { sha256Hex } from "../hash.ts";
 import type { Hive } from "../hive/open.ts";
 import { openHive } from "../hive/open.ts";
-import { traceFoldersWithin } from "../hive/runs.ts";
-import { sensitiveName, traceDir } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
+import { sensitiveName } from "../paths.ts";
 import { loadSpec } from "../spec/load.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { checkFileSize, readTarGz, type TarFile, tarGz } from "./tar.ts";
@@ -62,10 +62,7 @@ export async function createPackage(
   db: Hive = openHive(),
 ): Promise<{ path: string; lock: PackageLock; bytes: number }> {
   const loaded = await loadSpec(dir);
-  const traces = [
-    traceDir(loaded.dir, loaded.spec.logging?.trace_dir),
-    ...traceFoldersWithin(db, loaded.dir),
-  ];
+  const traces = protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir, db);
   const files = await listFiles(loaded.dir, traces);
   files.sort((a, b) => a.path.localeCompare(b.path));
   const lock: PackageLock = {

@@ -48,7 +48,8 @@ export const DEFAULT_LIMITS = { max_turns: 10, timeout_s: 600, tool_timeout_s: 6
 export interface LoopContext {
   run_id: string;
   loaded: LoadedSpec;
-  traceDir: string;
+  /** The protected trace folders, refused by file tools and code (see `PreparedRun.traceDirs`). */
+  traceDirs: readonly string[];
   inputText: string;
   input_file: string | undefined;
   started: Date;
@@ -123,7 +124,7 @@ export async function runLoop(ctx: LoopContext): Promise<RunResult> {
   const timeoutSignal = runLimit.signal;
   const runSignal = linkSignals(ctx.signal, timeoutSignal);
   const signal = runSignal.signal;
-  const sandboxes = createSandboxPool(loaded.dir, ctx.traceDir);
+  const sandboxes = createSandboxPool(loaded.dir, ctx.traceDirs);
   const baseSystem = composeSystemPrompt(spec);
   let mode: Playbook | undefined = defaultPlaybook(spec);
   let system = modeSystem(baseSystem, mode);
@@ -562,7 +563,7 @@ async function runToolCall(
     const out = await withTimeout(
       tool.run(call.arguments ?? {}, {
         harnessDir: ctx.loaded.dir,
-        traceDir: ctx.traceDir,
+        traceDirs: ctx.traceDirs,
         spec: ctx.loaded.spec,
         runId: ctx.run_id,
         signal,

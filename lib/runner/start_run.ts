@@ -10,12 +10,12 @@
 import { claimHarness } from "../spec/claim.ts";
 import { linkSignals } from "../linked_signal.ts";
 import { badInput } from "../errors.ts";
-import { resolveSafePath } from "../fs/safe_path.ts";
+import { readCheckedStart, resolveSafePath } from "../fs/safe_path.ts";
 import { openHive } from "../hive/open.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import { newRunId } from "../ids.ts";
 import type { JournalEvent } from "../journal/event.ts";
-import { checkTraceDir, journalCreateError } from "../journal/trace_dir.ts";
+import { checkTraceDir, journalCreateError, protectedTraceDirs } from "../journal/trace_dir.ts";
 import { createJournal, type JournalWriter } from "../journal/writer.ts";
 import { createProvider, type ProviderContext } from "../models/registry.ts";
 import type { Message, ModelProvider } from "../models/types.ts";
@@ -103,12 +103,13 @@ const MAX_INPUT_FILE_BYTES = 1024 * 1024;
 
 /**
  * Builds the run's input text. `input` is always literal; `input_file` goes through the sensitive-path
- * check and its content becomes (part of) the input.
+ * check (every protected trace folder included), is read through the file that was checked, and its
+ * content becomes (part of) the input.
  */
 async function resolveInput(
   loaded: LoadedSpec,
   input: RunInput,
-  traceDir: string,
+  traceDirs: readonly string[],
 ): Promise<{ text: string; input_file?: string }> {
   const hasInput = input.input !== undefined && input.input !== null;
   const hasFile = input.input_file !== undefined && input.input_file !== null;
@@ -120,19 +121,21 @@ async function resolveInput(
     throw badInput("`input_file` must be a string");
   }
   if (!hasFile) return { text: input.input as string };
-  const safe = await resolveSafePath(loaded.dir, input.input_file!, { traceDir });
+  const safe = await resolveSafePath(loaded.dir, input.input_file!, { traceDirs });
+  const tooLarge = (size: number) =>
+    badInput(`input_file ${JSON.stringify(input.input_file)} is ${size} bytes; the limit is 1 MiB`);
   let bytes: Uint8Array;
   try {
     const info = await Deno.stat(safe.absolute);
     if (!info.isFile) {
       throw badInput(`input_file ${JSON.stringify(input.input_file)} is not a file`);
     }
-    if (info.size > MAX_INPUT_FILE_BYTES) {
-      throw badInput(
-        `input_file ${JSON.stringify(input.input_file)} is ${info.size} bytes; the limit is 1 MiB`,
-      );
-    }
-    bytes = await Deno.readFile(safe.absolute);
+    if (info.size > MAX_INPUT_FILE_BYTES) throw tooLarge(info.size);
+    // The file read is the file checked (a name swapped for a link meanwhile is refused), and at
+    // most the limit is read: the size that counts is the opened file's.
+    const read = await readCheckedStart(safe.absolute, input.input_file!, MAX_INPUT_FILE_BYTES);
+    if (read.size > MAX_INPUT_FILE_BYTES) throw tooLarge(read.size);
+    bytes = read.bytes;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
       throw badInput(`input_file ${JSON.stringify(input.input_file)} does not exist`);
@@ -148,7 +151,13 @@ async function resolveInput(
 export interface PreparedRun {
   run_id: string;
   loaded: LoadedSpec;
+  /** The trace folder the journal is written in (today's `logging.trace_dir`). */
   traceDir: string;
+  /**
+   * The protected trace folders: `traceDir` and every former one the hive knows inside the harness,
+   * refused to `input_file`, file tools and code alike. Taken once here, for the whole run.
+   */
+  traceDirs: readonly string[];
   inputText: string;
   input_file: string | undefined;
   options: RunOptions;
@@ -175,14 +184,15 @@ export async function prepareRun(
   const loaded = options.spec ?? await loadSpec(harnessDir);
   const spec = loaded.spec;
   const traceDir = await checkTraceDir(loaded.dir, spec.logging?.trace_dir);
-  const { text, input_file } = await resolveInput(loaded, input, traceDir);
+  const traceDirs = protectedTraceDirs(loaded.dir, spec.logging?.trace_dir);
+  const { text, input_file } = await resolveInput(loaded, input, traceDirs);
   const trusted = await requireTrustFor(
     loaded.dir,
     codeToRun(spec),
     `The harness ${JSON.stringify(spec.id)}`,
     options.trusted,
   );
-  return { run_id, loaded, traceDir, inputText: text, input_file, options, trusted };
+  return { run_id, loaded, traceDir, traceDirs, inputText: text, input_file, options, trusted };
 }
 
 /**
@@ -227,7 +237,7 @@ export function launchRun(prepared: PreparedRun): RunHandle {
   const result = runLoop({
     run_id,
     loaded,
-    traceDir,
+    traceDirs: prepared.traceDirs,
     inputText: prepared.inputText,
     input_file: prepared.input_file,
     started,

@@ -14,6 +14,7 @@ import { recordVersion } from "../construct/mutate.ts";
 import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { copyTreeWhole } from "../fs/copy_tree.ts";
 import { within } from "../fs/safe_path.ts";
+import { bindForkOrigin, getForkOrigin, recordForkOrigin } from "../hive/fork_origins.ts";
 import { getHarness, type HarnessRow } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import {
@@ -22,10 +23,11 @@ import {
   getRun,
   getRunAnyHarness,
   type RunRow,
-  traceFoldersWithin,
 } from "../hive/runs.ts";
 import { findRun, readJournalBytes } from "../journal/trace.ts";
-import { sensitiveName, specPath, traceDir } from "../paths.ts";
+import { inTransaction } from "../sqlite/database.ts";
+import { sensitiveName, specPath } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import {
   type AppliedForkEdit,
   type ForkEdit,
@@ -116,10 +118,7 @@ export async function forkRun(
     );
   }
   const model = request.model === undefined ? undefined : forkModel(request.model, parent.spec);
-  const traces = [
-    traceDir(parent.dir, parent.spec.logging?.trace_dir),
-    ...traceFoldersWithin(db, parent.dir),
-  ];
+  const traces = protectedTraceDirs(parent.dir, parent.spec.logging?.trace_dir, db);
   const ranSince = firstRunStartedAt(db, { id: parent.spec.id, dir: parent.dir });
   const workspace = join(parent.dir, "workspace");
   const fork = {
@@ -160,13 +159,23 @@ export async function forkRun(
   try {
     const real = await Deno.realPath(target);
     recordVersion(real, spec!.parsed, spec!.spec_version, actor);
-    const registered: HarnessRow = claimHarness(db, {
-      id: request.name,
-      root_path: real,
-      name: parent.spec.name ?? request.name,
-      is_fork: true,
-      parent_id: parent.spec.id,
-    }).row;
+    // The catalog row and the record a resume checks, written together.
+    const registered: HarnessRow = inTransaction(db, () => {
+      recordForkOrigin(db, {
+        root_path: real,
+        harness_id: request.name,
+        parent_id: parent.spec.id,
+        run_id: row.run_id,
+        at: request.at,
+      });
+      return claimHarness(db, {
+        id: request.name,
+        root_path: real,
+        name: parent.spec.name ?? request.name,
+        is_fork: true,
+        parent_id: parent.spec.id,
+      }).row;
+    });
     if (await trustedEntryFor(parent.dir) && !(await trustedEntryFor(real))) {
       await trustFolder(real);
     }
@@ -227,9 +236,9 @@ function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["s
  * @param fork The fork's folder, or the trust gate's proof for it.
  * @param options Run options (a pre-allocated id, a signal).
  * @returns The submitted run.
- * @throws `bad_input` for a folder that is not a fork, or one the catalog does not record as a fork of
- *   the parent its block names; `not_found` when the run is not one of that parent's runs here;
- *   `conflict` for a changed prefix.
+ * @throws `bad_input` for a folder that is not a fork, one that was not forked here, or whose block
+ *   names another parent, run or seq than the fork was made from; `not_found` when the run is not one
+ *   of that parent's runs here; `conflict` for a changed prefix.
  */
 export async function resumeFork(
   db: Hive,
@@ -257,38 +266,49 @@ export async function resumeFork(
 }
 
 /**
- * The parent run a fork may resume from, checked in the hive rather than taken from its
- * `harness.yaml`: the catalog must record this folder as a fork of the parent its `fork` block
- * names, and the run must be a run of that parent (its id and folder). A forged block that names
- * another harness's run, or another parent, replays nothing.
+ * The parent run a fork may resume from, checked against the hive's record of the fork rather than
+ * taken from its `harness.yaml`: the fork must have been made here, in this folder (its origin is
+ * recorded when `forkRun` makes it), its block must name the parent, run and seq it was made from,
+ * and the run must still be a run of that parent (its id and folder). A block written into another
+ * folder, or edited to name another parent or another run, replays nothing.
+ *
+ * A fork made before origins were recorded and never resumed has its parent only (hive migration
+ * 12): its first resume binds the run and seq its block names, when that run is its parent's.
  *
  * @param db The hive.
  * @param id The fork's id.
  * @param dir The fork's folder.
  * @param fork Its `fork` block.
  * @returns The parent run's row.
- * @throws `bad_input` when the catalog does not record this folder as a fork of that parent;
- *   `not_found` when the run is not one of the parent's.
+ * @throws `bad_input` when no fork was made in this folder, or the block names another parent, run or
+ *   seq than the fork was made from; `not_found` when the run is not one of the parent's.
  */
 function forkParentRun(
   db: Hive,
   id: string,
   dir: string,
-  fork: { parent: string; run_id: string },
+  fork: { parent: string; run_id: string; at: number },
 ): RunRow {
-  const again = "restore the fork block as `framework fork` wrote it, or fork the run again " +
-    "(framework fork <run_id> --at SEQ --name NAME)";
-  const row = getHarness(db, id);
-  if (!row || !row.is_fork || row.root_path !== dir || row.parent_id !== fork.parent) {
-    const recorded = !row || row.root_path !== dir
-      ? `the catalog has no fork ${JSON.stringify(id)} in ${dir}`
-      : row.is_fork
-      ? `the catalog records ${JSON.stringify(id)} as a fork of ${JSON.stringify(row.parent_id)}`
-      : `the catalog does not record ${JSON.stringify(id)} as a fork`;
+  const again = "fork the run again (framework fork <run_id> --at SEQ --name NAME)";
+  const origin = getForkOrigin(db, dir);
+  if (!origin || origin.harness_id !== id) {
+    throw badInput(
+      `${
+        JSON.stringify(id)
+      } in ${dir} was not made a fork here: the hive has no record of forking ` +
+        `this folder, and a fork block in harness.yaml is not one (a folder copied in, or found by a ` +
+        `scan, is a plain harness); ${again}`,
+      { field: "fork" },
+    );
+  }
+  const restore = `restore the fork block as \`framework fork\` wrote it, or ${again}`;
+  if (origin.parent_id !== fork.parent) {
     throw badInput(
       `The fork block of ${JSON.stringify(id)} names the parent ${
         JSON.stringify(fork.parent)
-      }, but ${recorded}: a fork resumes only from its own parent's runs; ${again}`,
+      }, but ${JSON.stringify(id)} was made a fork of ${
+        JSON.stringify(origin.parent_id)
+      }: a fork resumes only from its own parent's runs; ${restore}`,
       { field: "fork.parent" },
     );
   }
@@ -300,8 +320,20 @@ function forkParentRun(
         JSON.stringify(fork.parent)
       }, the parent of ${
         JSON.stringify(id)
-      }: a fork resumes only from its own parent's runs; ${again}`,
+      }: a fork resumes only from its own parent's runs; ${restore}`,
       { field: "fork.run_id", run_id: fork.run_id },
+    );
+  }
+  if (origin.run_id === null) {
+    bindForkOrigin(db, dir, fork.run_id, fork.at);
+  } else if (origin.run_id !== fork.run_id || origin.at !== fork.at) {
+    throw badInput(
+      `The fork block of ${JSON.stringify(id)} names run ${
+        JSON.stringify(fork.run_id)
+      } at seq ${fork.at}, but ${JSON.stringify(id)} was made from run ${
+        JSON.stringify(origin.run_id)
+      } at seq ${origin.at}: a fork resumes only from where it was made; ${restore}`,
+      { field: fork.run_id === origin.run_id ? "fork.at" : "fork.run_id" },
     );
   }
   return run;

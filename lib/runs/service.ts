@@ -31,7 +31,11 @@ export interface RunService {
   submit(harness: HarnessTarget, body: unknown, options?: SubmitOptions): Promise<Submission>;
   /** Runs of this service still going. */
   active(): RunHandle[];
-  /** Lets runs finish for up to `graceMs`, then stops the rest and waits for them to end. */
+  /**
+   * Lets runs finish for up to `graceMs`, then stops the rest (each ends `error`, reason `stopped`,
+   * its journal closed) and waits for them to end. A second call with a shorter grace stops them
+   * sooner.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -179,7 +183,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       await Promise.race([Promise.allSettled(runs.map((r) => r.result)), grace]);
       clearTimeout(timer);
       shutdown.abort(new Error("The service is shutting down"));
-      await Promise.allSettled(runs.map((r) => r.result));
+      // Runs started during the grace period too: each ends (stopped) with its journal closed.
+      await Promise.allSettled([...runs, ...mine.values()].map((r) => r.result));
     },
   };
   return service;

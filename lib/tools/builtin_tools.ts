@@ -8,7 +8,7 @@
 import { dirname } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
-import { resolveSafePath } from "../fs/safe_path.ts";
+import { readCheckedStart, resolveSafePath } from "../fs/safe_path.ts";
 import { BUILTINS } from "../spec/builtins.ts";
 import { sensitiveName } from "../paths.ts";
 import { stringArg, type Tool, type ToolContext, ToolError } from "./tool.ts";
@@ -37,7 +37,7 @@ async function folderEntries(path: string): Promise<Deno.DirEntry[]> {
 async function safe(ctx: ToolContext, path: string, write: boolean) {
   try {
     return await resolveSafePath(ctx.harnessDir, path, {
-      traceDir: ctx.traceDir,
+      traceDirs: ctx.traceDirs,
       protectSpec: write,
     });
   } catch (err) {
@@ -66,22 +66,24 @@ function fileRead(options: Record<string, unknown>): BuiltinTool {
     },
     async run(args, ctx) {
       const target = await safe(ctx, stringArg(args, "path"), false);
-      let bytes: Uint8Array;
+      let read: { bytes: Uint8Array; size: number };
       try {
-        const info = await Deno.stat(target.absolute);
-        if (info.isDirectory) {
+        if (Deno.statSync(target.absolute).isDirectory) {
           throw new ToolError("is_directory", `${target.relative} is a folder; use list_files`);
         }
-        bytes = await Deno.readFile(target.absolute);
+        // The file read is the file checked (a name swapped for a link meanwhile is refused), and
+        // no more of it is read than is returned.
+        read = await readCheckedStart(target.absolute, target.relative, maxBytes);
       } catch (err) {
         if (err instanceof Deno.errors.NotFound) {
           throw new ToolError("not_found", `No file at ${target.relative}`);
         }
+        if (err instanceof FrameworkError) throw new ToolError("refused", err.message);
         throw err;
       }
-      const text = new TextDecoder().decode(bytes.subarray(0, maxBytes));
-      return bytes.length > maxBytes
-        ? `${text}\n[truncated: ${bytes.length - maxBytes} more bytes]`
+      const text = new TextDecoder().decode(read.bytes);
+      return read.size > read.bytes.length && read.bytes.length === maxBytes
+        ? `${text}\n[truncated: ${read.size - maxBytes} more bytes]`
         : text;
     },
   };

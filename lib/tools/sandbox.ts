@@ -85,10 +85,14 @@ interface Permissions {
   imports: boolean;
 }
 
-function permissionsFor(harnessDir: string, grant: Grant, traceDir?: string): Permissions {
+function permissionsFor(
+  harnessDir: string,
+  grant: Grant,
+  traceDirs: readonly string[],
+): Permissions {
   const rel = (p: string) => resolve(harnessDir, p);
   const granted = (grant.read ?? []).map(rel);
-  const reads = harnessReads(harnessDir, traceDir, granted);
+  const reads = harnessReads(harnessDir, traceDirs, granted);
   const workspace = workspaceDir(harnessDir);
   let workspaceExists = true;
   try {
@@ -115,11 +119,15 @@ function permissionsFor(harnessDir: string, grant: Grant, traceDir?: string): Pe
  *
  * @param harnessDir The harness folder.
  * @param grant Extra grants.
- * @param traceDir The trace folder, denied when it lies inside the harness.
+ * @param traceDirs The protected trace folders, denied where they lie inside the harness.
  * @returns The flags.
  */
-export function sandboxFlags(harnessDir: string, grant: Grant = {}, traceDir?: string): string[] {
-  const p = permissionsFor(harnessDir, grant, traceDir);
+export function sandboxFlags(
+  harnessDir: string,
+  grant: Grant = {},
+  traceDirs: readonly string[] = [],
+): string[] {
+  const p = permissionsFor(harnessDir, grant, traceDirs);
   return [
     `--allow-read=${p.read.join(",")}`,
     ...(p.denyRead.length ? [`--deny-read=${p.denyRead.join(",")}`] : []),
@@ -153,7 +161,7 @@ let runsUnderDeno: boolean | undefined;
 function processTransport(
   harnessDir: string,
   grant: Grant,
-  traceDir: string | undefined,
+  traceDirs: readonly string[],
   onMessage: (m: SandboxResponse) => void,
   onExit: (why: string) => void,
   onStray: (text: string) => void,
@@ -172,7 +180,7 @@ function processTransport(
       "run",
       "--quiet",
       "--no-lock",
-      ...sandboxFlags(harnessDir, grant, traceDir),
+      ...sandboxFlags(harnessDir, grant, traceDirs),
       new URL("./sandbox_child.ts", import.meta.url).href,
     ],
     cwd: harnessDir,
@@ -256,12 +264,12 @@ function processTransport(
 function workerTransport(
   harnessDir: string,
   grant: Grant,
-  traceDir: string | undefined,
+  traceDirs: readonly string[],
   onMessage: (m: SandboxResponse) => void,
   onExit: (why: string) => void,
 ): Transport {
   // A Worker cannot deny paths inside an allowed folder: it reads an explicit allow-list instead.
-  const p = permissionsFor(harnessDir, grant, traceDir);
+  const p = permissionsFor(harnessDir, grant, traceDirs);
   const worker = new Worker(new URL("./sandbox_worker.ts", import.meta.url).href, {
     type: "module",
     deno: {
@@ -321,14 +329,14 @@ type Pending = {
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
  * @param grant Extra grants from the spec.
- * @param traceDir The trace folder, never readable by the code.
+ * @param traceDirs The protected trace folders, never readable by the code.
  * @param mode A child process or a Worker (default {@link sandboxMode}).
  * @returns The sandbox.
  */
 export function createSandbox(
   harnessDir: string,
   grant: Grant = {},
-  traceDir?: string,
+  traceDirs: readonly string[] = [],
   mode: SandboxMode = sandboxMode(),
 ): Sandbox {
   let transport: Transport | undefined;
@@ -369,8 +377,8 @@ export function createSandbox(
       failAll(new ToolError("failed", why));
     };
     transport = mode === "process"
-      ? processTransport(harnessDir, grant, traceDir, onMessage, onExit, onStray)
-      : workerTransport(harnessDir, grant, traceDir, onMessage, onExit);
+      ? processTransport(harnessDir, grant, traceDirs, onMessage, onExit, onStray)
+      : workerTransport(harnessDir, grant, traceDirs, onMessage, onExit);
     return transport;
   };
 
@@ -447,13 +455,14 @@ export interface SandboxPool {
  * Creates a pool of sandboxes for a run.
  *
  * @param harnessDir The harness folder.
- * @param traceDir The trace folder, never readable by the code.
+ * @param traceDirs The protected trace folders (today's and the former ones), never readable by the
+ *   code.
  * @param mode A child process or a Worker (default {@link sandboxMode}).
  * @returns The pool.
  */
 export function createSandboxPool(
   harnessDir: string,
-  traceDir?: string,
+  traceDirs: readonly string[] = [],
   mode: SandboxMode = sandboxMode(),
 ): SandboxPool {
   const boxes = new Map<string, Sandbox>();
@@ -468,7 +477,7 @@ export function createSandboxPool(
       ]);
       let box = boxes.get(key);
       if (!box) {
-        box = createSandbox(harnessDir, grant, traceDir, mode);
+        box = createSandbox(harnessDir, grant, traceDirs, mode);
         boxes.set(key, box);
       }
       return box;

@@ -1,7 +1,7 @@
 /**
  * What sandboxed code may read of its harness folder. Everything but the sensitive paths: `.framework/`
- * (keys, trust, logs, traces), every `.env*` file or folder (credentials), a trace folder inside the
- * harness, every file with more than one name (a hard link may be `.env` under another name), and
+ * (keys, trust, logs, traces), every `.env*` file or folder (credentials), every trace folder inside
+ * the harness (today's and the former ones the hive knows), every file with more than one name (a hard link may be `.env` under another name), and
  * every symlink whose target is one of those or lies outside what the code may read (Deno checks the
  * path as written, not where a link leads, so a link to `.env` would pass a deny list by its name).
  *
@@ -43,10 +43,10 @@ function within(parent: string, child: string): boolean {
 function readableTarget(
   real: string,
   harnessDir: string,
-  traceDir: string | undefined,
+  traces: readonly string[],
   granted: string[],
 ): boolean {
-  if (traceDir && within(traceDir, real)) return false;
+  if (traces.some((t) => within(t, real))) return false;
   if (within(harnessDir, real)) {
     const rel = real.slice(harnessDir.length);
     return !rel.split(sep).some((s) => s && sensitiveName(s));
@@ -59,20 +59,20 @@ function readableTarget(
  *
  * @example
  * ```ts
- * const { deny, allow } = harnessReads("/h", "/h/.framework/traces");
+ * const { deny, allow } = harnessReads("/h", ["/h/logs", "/h/old-logs"]);
  * ```
  * @param harnessDir The harness folder (absolute, symlinks resolved).
- * @param traceDir The trace folder (absolute), when known.
+ * @param traceDirs The protected trace folders (absolute): today's and the former ones.
  * @param granted Extra folders the spec lets code read (absolute).
  * @returns The deny list and the allow-list.
  * @throws `ToolError` (refused) when the folder has more than {@link MAX_WALK_ENTRIES} entries.
  */
 export function harnessReads(
   harnessDir: string,
-  traceDir?: string,
+  traceDirs: readonly string[] = [],
   granted: string[] = [],
 ): HarnessReads {
-  const trace = traceDir ? resolve(traceDir) : undefined;
+  const traces = traceDirs.map((t) => resolve(t));
   const deny: string[] = [];
   let budget = MAX_WALK_ENTRIES;
   /** Lists a folder's allowed paths; returns null when the whole folder is clean. */
@@ -93,7 +93,7 @@ export function harnessReads(
         );
       }
       const path = join(dir, e.name);
-      if (sensitiveName(e.name) || (trace && within(trace, path))) {
+      if (sensitiveName(e.name) || traces.some((t) => within(t, path))) {
         deny.push(path);
         clean = false;
         continue;
@@ -105,7 +105,7 @@ export function harnessReads(
         } catch {
           real = undefined; // dangling or a loop: nothing to read through it
         }
-        if (real !== undefined && !readableTarget(real, harnessDir, trace, granted)) {
+        if (real !== undefined && !readableTarget(real, harnessDir, traces, granted)) {
           deny.push(path);
           clean = false;
           continue;
@@ -139,10 +139,12 @@ export function harnessReads(
       }
       allowed.push(path);
     }
-    if (trace && within(dir, trace) && trace !== dir) clean = false;
+    if (traces.some((t) => within(dir, t) && t !== dir)) clean = false;
     return clean ? null : allowed;
   };
   const inner = walk(harnessDir);
-  if (trace && within(harnessDir, trace) && !deny.includes(trace)) deny.push(trace);
+  for (const t of traces) {
+    if (within(harnessDir, t) && !deny.includes(t)) deny.push(t);
+  }
   return { deny, allow: inner === null ? [harnessDir] : inner };
 }

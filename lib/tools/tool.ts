@@ -13,8 +13,11 @@ import type { HarnessSpec } from "../spec/schema.ts";
 export interface ToolContext {
   /** The harness folder (absolute, symlinks resolved). */
   harnessDir: string;
-  /** The trace folder (absolute), refused by file tools. */
-  traceDir: string;
+  /**
+   * The protected trace folders (absolute), refused by file tools: today's `logging.trace_dir` and
+   * every former one the hive knows inside the harness, taken once when the run was prepared.
+   */
+  traceDirs: readonly string[];
   /** The spec snapshot of the run. */
   spec: HarnessSpec;
   runId: string;

@@ -8,7 +8,7 @@
 
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import { traceDir } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { createSemaphore } from "../semaphore.ts";
 import { createSandbox, type Grant, type Sandbox, splitCodeRef } from "../tools/sandbox.ts";
 import { codeRefsOf, type CodeRefUse } from "../spec/code_refs.ts";
@@ -77,10 +77,11 @@ export function checkCodeRefs(
 ): Promise<CodeRefProblem[]> {
   const refs = codeRefsOf(spec);
   if (!refs.length) return Promise.resolve([]);
-  const key = JSON.stringify([harnessDir, trusted, spec.logging?.trace_dir ?? null, refs]);
+  const traces = protectedTraceDirs(harnessDir, spec.logging?.trace_dir);
+  const key = JSON.stringify([harnessDir, trusted, traces, refs]);
   const running = inFlight.get(key);
   if (running) return running;
-  const check = checkRefs(harnessDir, refs, trusted, traceDir(harnessDir, spec.logging?.trace_dir))
+  const check = checkRefs(harnessDir, refs, trusted, traces)
     .finally(() => inFlight.delete(key));
   inFlight.set(key, check);
   return check;
@@ -90,7 +91,7 @@ async function checkRefs(
   harnessDir: string,
   refs: CodeRefUse[],
   trusted: boolean,
-  traces: string,
+  traces: readonly string[],
 ): Promise<CodeRefProblem[]> {
   const problems: CodeRefProblem[] = [];
   // Refs with the same grants share a sandbox; one sandbox lives at a time.

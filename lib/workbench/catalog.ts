@@ -51,18 +51,16 @@ const SKIP = new Set([
 ]);
 
 /**
- * Registers one harness folder in the catalog (its id and name come from its harness.yaml).
+ * Registers one harness folder in the catalog (its id and name come from its harness.yaml). A `fork`
+ * block in the file makes no fork: only a fork made here is one (the hive records it when the fork
+ * is made), so a folder that merely says it is a fork of another harness is a plain harness in the
+ * catalog, and cannot be resumed.
  *
  * @param db The hive.
  * @param dir The harness folder.
- * @param fork Fork fields, when it is a fork.
  * @returns The catalog row.
  */
-export async function registerHarnessDir(
-  db: Hive,
-  dir: string,
-  fork?: { parent_id: string },
-): Promise<HarnessRow> {
+export async function registerHarnessDir(db: Hive, dir: string): Promise<HarnessRow> {
   let real: string;
   try {
     real = await Deno.realPath(dir);
@@ -75,12 +73,7 @@ export async function registerHarnessDir(
   } catch {
     throw badInput(`No harness.yaml in ${JSON.stringify(dir)}`);
   }
-  const value = parseSpecText(text).value as
-    | { id?: unknown; name?: unknown; fork?: { parent?: unknown } }
-    | undefined;
-  // A fork says so in its harness.yaml: found on any machine, it is nested under its parent.
-  const parentId = fork?.parent_id ??
-    (typeof value?.fork?.parent === "string" ? value.fork.parent : undefined);
+  const value = parseSpecText(text).value as { id?: unknown; name?: unknown } | undefined;
   if (typeof value?.id !== "string") {
     throw badInput(`The harness.yaml in ${JSON.stringify(dir)} has no id`);
   }
@@ -88,7 +81,6 @@ export async function registerHarnessDir(
     id: value.id,
     root_path: real,
     name: typeof value.name === "string" ? value.name : value.id,
-    ...(parentId ? { is_fork: true, parent_id: parentId } : {}),
   }).row;
 }
 

@@ -1,13 +1,15 @@
 /**
  * The files of a harness a run may take as `input_file`: what the Run panel offers. The same rule
- * as the run's own check: nothing sensitive (`.framework/`, `.env*`), nothing in the trace folder,
- * and no dependency or version-control folders; symbolic links are not followed.
+ * as the run's own check: nothing sensitive (`.framework/`, `.env*`), nothing in a trace folder
+ * (today's or a former one), and no dependency or version-control folders; symbolic links are not
+ * followed.
  *
  * @module
  */
 
 import { join, relative } from "node:path";
-import { sensitiveName, traceDir } from "../paths.ts";
+import { sensitiveName } from "../paths.ts";
+import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { loadSpecCached } from "../spec/spec_cache.ts";
 
 /** Folders never listed. */
@@ -28,7 +30,7 @@ export const MAX_LISTED_FILES = 500;
  */
 export async function harnessFiles(dir: string): Promise<{ files: string[]; truncated: boolean }> {
   const loaded = await loadSpecCached(dir).catch(() => undefined);
-  const traces = traceDir(dir, loaded?.spec.logging?.trace_dir);
+  const traces = protectedTraceDirs(dir, loaded?.spec.logging?.trace_dir);
   const files: string[] = [];
   let truncated = false;
   const walk = async (folder: string): Promise<void> => {
@@ -41,7 +43,7 @@ export async function harnessFiles(dir: string): Promise<{ files: string[]; trun
         return;
       }
       const path = join(folder, e.name);
-      if (sensitiveName(e.name) || SKIP.has(e.name) || path === traces) continue;
+      if (sensitiveName(e.name) || SKIP.has(e.name) || traces.includes(path)) continue;
       if (e.isDirectory) await walk(path);
       else if (e.isFile) files.push(relative(dir, path));
     }

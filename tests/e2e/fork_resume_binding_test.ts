@@ -1,11 +1,13 @@
 /**
  * A resume replays only its own parent's journal. The `fork` block of a fork's harness.yaml is a
- * file anyone with the folder can edit; the hive decides instead: the run it names must be a run of
- * the parent it names, and that parent must be the fork's parent in the catalog. The attack: copy
- * a real fork block of another harness (its run id, re-entry seq and correct head) into a fork,
- * naming either the fork's own parent or the other harness as the parent, and resume — the other
- * harness's conversation would be replayed into the fork. Tried through a real workbench process
- * (also after a restart, which registers the edited folder again) and through `framework resume`.
+ * file anyone with the folder can edit, or write into another folder; the hive decides instead: a
+ * fork's origin (folder, parent, run, seq) is recorded when the fork is made, and a resume replays
+ * only what that record says. The attacks: copy a real fork block of another harness (its run id,
+ * re-entry seq and correct head) into a fork, naming either the fork's own parent or the other
+ * harness as the parent; point a fork's block at another run of its own parent; or give a folder
+ * the hive never forked a block naming a harness's run — each time the resume would replay a
+ * conversation into a harness that has no claim on it. Tried through a real workbench process (also
+ * after a restart, which registers the edited folder again) and through `framework resume`.
  *
  * @module
  */
@@ -102,7 +104,7 @@ Deno.test("fork resume: a forged fork block cannot replay another harness's run"
       assertError(otherParent, 400, "bad_input");
       assert.match(
         otherParent.json.error.message,
-        /names the parent "bravo", but the catalog records "alpha-fork" as a fork of "alpha"/,
+        /names the parent "bravo", but "alpha-fork" was made a fork of "alpha"/,
       );
       await noReplayOfBravo();
     }
@@ -139,4 +141,89 @@ Deno.test("fork resume: a forged fork block cannot replay another harness's run"
   } finally {
     await wb.stop();
   }
+});
+
+/** The block `framework fork` would write for a fork of `run` at its second model call. */
+async function blockFor(cli: (args: string[]) => Promise<Json>, parent: string, runId: string) {
+  const trace = jsonOk(await cli(["trace", runId, "--json"]));
+  const at = trace.events.filter((e: Json) => e.type === "model_call")[1].seq;
+  const head = trace.events.find((e: Json) => e.seq === at - 1).hash;
+  return { parent, run_id: runId, at, head };
+}
+
+Deno.test("fork resume: only a fork made here resumes, and only from where it was made", async () => {
+  await using home = await tempDir("fw-frb-home-");
+  await using cwd = await tempDir("fw-frb-cwd-");
+  const harnesses = join(cwd.path, "harnesses");
+  const cli = (args: string[]) => runCli(args, { home: home.path, cwd: cwd.path });
+  const alphaDir = await writeHarness(harnesses, "alpha", SPEC("alpha done"));
+  const first = jsonOk(
+    await cli(["run", alphaDir, "--input", "alpha's private question", "--approve", "--json"]),
+  );
+  const second = jsonOk(
+    await cli(["run", alphaDir, "--input", "alpha's second question", "--approve", "--json"]),
+  );
+  const made = await blockFor(cli, "alpha", first.run_id);
+  jsonOk(
+    await cli(["fork", first.run_id, "--at", String(made.at), "--name", "alpha-fork", "--json"]),
+  );
+  const forkYaml = join(harnesses, "alpha-fork", "harness.yaml");
+  const original = await Deno.readTextFile(forkYaml);
+  assert.deepEqual(parse(original).fork, made);
+
+  // A folder the hive never forked, declaring itself a fork of alpha with a real run and head.
+  const intruder = await writeHarness(harnesses, "intruder", {
+    ...SPEC("intruder done"),
+    fork: made,
+  });
+  // And the real fork's block pointed at another of alpha's runs, with that run's correct head.
+  const otherRun = await blockFor(cli, "alpha", second.run_id);
+
+  const noReplay = async (wb: RunningWorkbenchProcess) => {
+    const lineage = (await call(wb, "GET", `/api/runs/${first.run_id}/lineage`)).json.data;
+    assert.deepEqual(lineage.children, [], "nothing was resumed from alpha's first run");
+    const other = (await call(wb, "GET", `/api/runs/${second.run_id}/lineage`)).json.data;
+    assert.deepEqual(other.children, [], "nothing was resumed from alpha's second run");
+  };
+  await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
+  // The scan found the intruder: a plain harness at the top of the catalog, not under alpha.
+  const catalog = (await call(wb, "GET", "/api/harnesses")).json.data.harnesses;
+  const top = catalog.map((h: Json) => [h.id, h.is_fork, h.parent_id]);
+  assert.deepEqual(top.find((h: Json) => h[0] === "intruder"), ["intruder", false, null]);
+  const alpha = catalog.find((h: Json) => h.id === "alpha");
+  assert.deepEqual(alpha.children.map((c: Json) => [c.id, c.is_fork, c.parent_id]), [
+    ["alpha-fork", true, "alpha"],
+  ]);
+
+  const notMadeHere = await call(wb, "POST", "/api/harnesses/intruder/resume", {});
+  assertError(notMadeHere, 400, "bad_input");
+  assert.match(notMadeHere.json.error.message, /"intruder" in .* was not made a fork here/);
+  assert.match(notMadeHere.json.error.message, /fork the run again/);
+  const cliNotMadeHere = jsonError(
+    await cli(["resume", intruder, "--approve", "--json"]),
+    "bad_input",
+    2,
+  );
+  assert.match(cliNotMadeHere.message, /was not made a fork here/);
+  await noReplay(wb);
+
+  await Deno.writeTextFile(forkYaml, stringify({ ...parse(original), fork: otherRun }));
+  const elsewhere = await call(wb, "POST", "/api/harnesses/alpha-fork/resume", {});
+  assertError(elsewhere, 400, "bad_input");
+  assert.match(
+    elsewhere.json.error.message,
+    new RegExp(
+      `names run "${second.run_id}" at seq ${otherRun.at}, but "alpha-fork" was made from run "${first.run_id}" at seq ${made.at}`,
+    ),
+  );
+  await noReplay(wb);
+
+  // The block as `fork` wrote it resumes, from the run it was made from.
+  await Deno.writeTextFile(forkYaml, original);
+  const resumed = jsonOk(
+    await cli(["resume", join(harnesses, "alpha-fork"), "--approve", "--json"]),
+  );
+  assert.equal(resumed.status, "success");
+  assert.equal(resumed.parent_run_id, first.run_id);
+  assert.equal(resumed.output, "alpha done");
 });

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
 import { MIGRATIONS } from "../../lib/hive/migrations.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
+import { traceFoldersWithin } from "../../lib/hive/runs.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 Deno.test("migration 3 binds rows written before it to their harness folder", async () => {
@@ -33,6 +34,122 @@ Deno.test("migration 3 binds rows written before it to their harness folder", as
     assert.deepEqual(proposals.map((r) => ({ ...r })), [
       { id: "prop_a", harness_dir: "/now/bot", applied: 1 },
       { id: "prop_b", harness_dir: "/now/bot", applied: 0 },
+    ]);
+  } finally {
+    closeHives();
+  }
+});
+
+Deno.test("migration 11 records the trace folders of runs written before it, and a trigger keeps them", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 10));
+  const insert = (runId: string, tracePath: string) =>
+    old.prepare(
+      `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path)
+       VALUES (?, 'bot', '/h/bot', 'success', 't', 'v', ?)`,
+    ).run(runId, tracePath);
+  insert("run_a", "/h/bot/old-logs/run_a.jsonl");
+  insert("run_b", "/h/bot/old-logs/run_b.jsonl");
+  insert("run_c", "/h/bot/.framework/traces/run_c.jsonl");
+  insert("run_d", "/h/bot2/logs/run_d.jsonl"); // a sibling whose name starts like bot's
+  insert("run_e", "/var/traces/run_e.jsonl");
+  insert("run_f", "/t"); // not a journal path: no folder
+  old.close();
+  try {
+    const db = openHive(path);
+    assert.deepEqual(
+      db.prepare("SELECT folder FROM trace_folders ORDER BY folder").all().map((r) => r.folder),
+      ["/h/bot/.framework/traces", "/h/bot/old-logs", "/h/bot2/logs", "/var/traces"],
+    );
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/old-logs",
+    ]);
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot/"), traceFoldersWithin(db, "/h/bot"));
+    assert.deepEqual(traceFoldersWithin(db, "/h"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/old-logs",
+      "/h/bot2/logs",
+    ]);
+    // New runs add their folder once, through the trigger.
+    for (
+      const [id, trace] of [["run_g", "/h/bot/logs/run_g.jsonl"], [
+        "run_h",
+        "/h/bot/logs/run_h.jsonl",
+      ]]
+    ) {
+      db.prepare(
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path)
+         VALUES (?, 'bot', '/h/bot', 'running', 't', 'v', ?)`,
+      ).run(id!, trace!);
+    }
+    assert.deepEqual(traceFoldersWithin(db, "/h/bot"), [
+      "/h/bot/.framework/traces",
+      "/h/bot/logs",
+      "/h/bot/old-logs",
+    ]);
+    // The query is a range on the key, not a scan of the runs table.
+    const plan = db.prepare(
+      "EXPLAIN QUERY PLAN SELECT folder FROM trace_folders WHERE folder >= ?1 || '/' AND folder < ?1 || '0' ORDER BY folder",
+    ).all("/h/bot").map((r) => String(r.detail));
+    assert.ok(
+      plan.some((d) =>
+        /SEARCH trace_folders USING PRIMARY KEY \(folder>\? AND folder<\?\)/.test(d)
+      ),
+      plan.join("\n"),
+    );
+  } finally {
+    closeHives();
+  }
+});
+
+Deno.test("migration 12 records the origins of the forks in the catalog, from their first resume where there is one", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 11));
+  old.exec(`
+    INSERT INTO harnesses (id, root_path, name, is_fork, parent_id, created_at, updated_at) VALUES
+      ('alpha', '/h/alpha', 'Alpha', 0, NULL, 't0', 't0'),
+      ('resumed', '/h/resumed', 'Alpha', 1, 'alpha', 't1', 't1'),
+      ('fresh', '/h/fresh', 'Alpha', 1, 'alpha', 't2', 't2'),
+      ('plain', '/h/plain', 'Plain', 0, NULL, 't3', 't3');
+    INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
+        parent_run_id, reentry_seq) VALUES
+      ('run_p1', 'alpha', '/h/alpha', 'success', 't', 'v', '/h/alpha/.framework/traces/run_p1.jsonl',
+        NULL, NULL),
+      ('run_r1', 'resumed', '/h/resumed', 'success', 't', 'v',
+        '/h/resumed/.framework/traces/run_r1.jsonl', 'run_p1', 6),
+      ('run_r2', 'resumed', '/h/resumed', 'success', 't', 'v',
+        '/h/resumed/.framework/traces/run_r2.jsonl', 'run_p1', 6),
+      ('run_d1', 'plain', '/h/plain', 'success', 't', 'v', '/h/plain/.framework/traces/run_d1.jsonl',
+        'run_p1', NULL);
+  `);
+  old.close();
+  try {
+    const db = openHive(path);
+    const rows = db.prepare(
+      "SELECT root_path, harness_id, parent_id, run_id, at, created_at FROM fork_origins ORDER BY root_path",
+    ).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows, [
+      {
+        root_path: "/h/fresh",
+        harness_id: "fresh",
+        parent_id: "alpha",
+        run_id: null,
+        at: null,
+        created_at: "t2",
+      },
+      {
+        root_path: "/h/resumed",
+        harness_id: "resumed",
+        parent_id: "alpha",
+        run_id: "run_p1",
+        at: 6,
+        created_at: "t1",
+      },
     ]);
   } finally {
     closeHives();

@@ -244,3 +244,35 @@ Deno.test("forks: branch a run at a model call, resume it from the journal, see 
     assert.equal(runLineage(db, parentRun.run_id).children.length, 1, "no new run started");
   });
 });
+
+Deno.test("forks: a fork made before origins were recorded is bound by its first resume", async () => {
+  await using _home = await tempHome();
+  await using root = await tempDir();
+  const parentDir = await writeHarness(root.path, "elder", {
+    model: scripted([
+      { tool_calls: [{ name: "list_files", arguments: {} }] },
+      { text: "elder done" },
+    ]),
+    tools: [{ builtin: "list_files" }],
+  });
+  const runs = createRunService();
+  const first = await (await startRun(parentDir, { input: "first" })).result;
+  const second = await (await startRun(parentDir, { input: "second" })).result;
+  const db = openHive();
+  const { harness } = await forkRun(db, first.run_id, { at: 6, name: "elder-fork" }, "test");
+  // As migration 12 leaves a fork made before it that never resumed: its parent, no run.
+  db.exec("UPDATE fork_origins SET run_id = NULL, at = NULL");
+  const forkYaml = join(harness.root_path, "harness.yaml");
+  const original = await Deno.readTextFile(forkYaml);
+
+  const resumed = await (await resumeFork(db, runs, harness.root_path)).result;
+  assert.equal(resumed.status, "success");
+  assert.equal(resumed.parent_run_id, first.run_id);
+  // Bound now: the block pointed at the parent's other run is refused.
+  await Deno.writeTextFile(forkYaml, original.replace(first.run_id, second.run_id));
+  await assert.rejects(
+    resumeFork(db, runs, harness.root_path),
+    (err) => kind("bad_input")(err) && /was made from run/.test((err as Error).message),
+  );
+  await runs.close(0);
+});

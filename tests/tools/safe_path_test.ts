@@ -86,7 +86,7 @@ async function fixture(root: string, variant: Variant): Promise<Fixture> {
     spec: loaded.spec,
     ctx: {
       harnessDir: loaded.dir,
-      traceDir,
+      traceDirs: [traceDir],
       spec: loaded.spec,
       runId: "run_00000000000000000000000000",
       signal: new AbortController().signal,
@@ -117,7 +117,7 @@ const ABSOLUTE = /absolute paths are not allowed/;
 const SYMLINK_OUT = /leads outside the harness folder through a symlink/;
 const FRAMEWORK = /inside \.framework\//;
 const ENV = /names a \.env file/;
-const TRACE = /inside the trace folder/;
+const TRACE = /inside a trace folder/;
 
 const REFUSED: RefusedCase[] = [
   { name: "../x escapes the harness", variant: "plain", path: "../x", why: ESCAPES },
@@ -307,7 +307,7 @@ Deno.test("resolveSafePath() refuses escapes, absolute paths, outside symlinks a
     await t.step(c.name, async () => {
       const f = fx[c.variant];
       const path = pathOf(c, f);
-      await assert.rejects(resolveSafePath(f.dir, path, { traceDir: f.traceDir }), (e) => {
+      await assert.rejects(resolveSafePath(f.dir, path, { traceDirs: [f.traceDir] }), (e) => {
         assert.ok(e instanceof FrameworkError);
         assert.equal(e.kind, "bad_input");
         assert.equal(e.message.startsWith(`Refused path ${JSON.stringify(path)}: `), true);
@@ -320,20 +320,20 @@ Deno.test("resolveSafePath() refuses escapes, absolute paths, outside symlinks a
   await t.step("harness.yaml is refused only with protectSpec", async () => {
     const f = fx.plain;
     for (const path of ["harness.yaml", "workspace/../harness.yaml", "link-spec"]) {
-      assert.deepEqual(await resolveSafePath(f.dir, path, { traceDir: f.traceDir }), {
+      assert.deepEqual(await resolveSafePath(f.dir, path, { traceDirs: [f.traceDir] }), {
         absolute: `${f.dir}/harness.yaml`,
         relative: "harness.yaml",
       });
       await assertBadInput(
-        resolveSafePath(f.dir, path, { traceDir: f.traceDir, protectSpec: true }),
+        resolveSafePath(f.dir, path, { traceDirs: [f.traceDir], protectSpec: true }),
       );
     }
   });
   await t.step("a symlink loop is refused as bad_input", async () => {
     const f = fx.plain;
     await Deno.symlink("loop", `${f.dir}/loop`);
-    await assertBadInput(resolveSafePath(f.dir, "loop/x", { traceDir: f.traceDir }));
-    await assertBadInput(resolveSafePath(f.dir, "loop", { traceDir: f.traceDir }));
+    await assertBadInput(resolveSafePath(f.dir, "loop/x", { traceDirs: [f.traceDir] }));
+    await assertBadInput(resolveSafePath(f.dir, "loop", { traceDirs: [f.traceDir] }));
   });
   await t.step("dangling symlinks are followed to where a write would land", async () => {
     const f = fx.plain;
@@ -342,12 +342,12 @@ Deno.test("resolveSafePath() refuses escapes, absolute paths, outside symlinks a
     await Deno.symlink(`${tmp.path}/missing-dir`, `${f.dir}/dangling-dir`);
     for (const path of ["dangling-out", "dangling-fw", "dangling-dir/x.txt"]) {
       await assertBadInput(
-        resolveSafePath(f.dir, path, { traceDir: f.traceDir, protectSpec: true }),
+        resolveSafePath(f.dir, path, { traceDirs: [f.traceDir], protectSpec: true }),
       );
     }
     await Deno.symlink("workspace/not-yet.txt", `${f.dir}/dangling-in`);
     assert.equal(
-      (await resolveSafePath(f.dir, "dangling-in", { traceDir: f.traceDir })).relative,
+      (await resolveSafePath(f.dir, "dangling-in", { traceDirs: [f.traceDir] })).relative,
       "workspace/not-yet.txt",
     );
   });
@@ -360,7 +360,7 @@ Deno.test("resolveSafePath() accepts ordinary paths and returns where they reall
     const f = fx[variant];
     for (const { path, relative } of ALLOWED) {
       await t.step(`${variant}: ${path}`, async () => {
-        assert.deepEqual(await resolveSafePath(f.dir, path, { traceDir: f.traceDir }), {
+        assert.deepEqual(await resolveSafePath(f.dir, path, { traceDirs: [f.traceDir] }), {
           absolute: `${f.dir}/${relative}`,
           relative,
         });
@@ -369,7 +369,7 @@ Deno.test("resolveSafePath() accepts ordinary paths and returns where they reall
   }
   await t.step("a path that does not exist yet (a/b/c.txt)", async () => {
     const f = fx.plain;
-    assert.deepEqual(await resolveSafePath(f.dir, "a/b/c.txt", { traceDir: f.traceDir }), {
+    assert.deepEqual(await resolveSafePath(f.dir, "a/b/c.txt", { traceDirs: [f.traceDir] }), {
       absolute: `${f.dir}/a/b/c.txt`,
       relative: "a/b/c.txt",
     });
@@ -377,13 +377,13 @@ Deno.test("resolveSafePath() accepts ordinary paths and returns where they reall
   await t.step("a sibling whose name starts like the trace folder (traces-old/x)", async () => {
     const f = fx.traces;
     assert.equal(
-      (await resolveSafePath(f.dir, "traces-old/x", { traceDir: f.traceDir })).relative,
+      (await resolveSafePath(f.dir, "traces-old/x", { traceDirs: [f.traceDir] })).relative,
       "traces-old/x",
     );
   });
   await t.step("the harness folder itself (.)", async () => {
     const f = fx.plain;
-    assert.deepEqual(await resolveSafePath(f.dir, ".", { traceDir: f.traceDir }), {
+    assert.deepEqual(await resolveSafePath(f.dir, ".", { traceDirs: [f.traceDir] }), {
       absolute: f.dir,
       relative: ".",
     });

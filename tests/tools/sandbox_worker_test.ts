@@ -72,7 +72,7 @@ for (const mode of ["process", "worker"] as SandboxMode[]) {
   Deno.test(`sandbox (${mode}): code cannot read sensitive paths, and reads the rest`, async () => {
     await using root = await tempDir();
     const dir = await layout(root.path);
-    const box = createSandbox(dir, {}, join(dir, "logs/traces"), mode);
+    const box = createSandbox(dir, {}, [join(dir, "logs/traces")], mode);
     try {
       const paths = [...SENSITIVE, ...ORDINARY].map((p) => join(dir, p));
       const { value } = await box.call("tools/probe.ts#probe", { paths }, {}, 20_000);
@@ -93,7 +93,7 @@ for (const mode of ["process", "worker"] as SandboxMode[]) {
 Deno.test("harnessReads() lists sensitive paths and covers the rest with the fewest paths", async () => {
   await using root = await tempDir();
   const dir = await layout(root.path);
-  const { deny, allow } = harnessReads(dir, join(dir, "logs/traces"));
+  const { deny, allow } = harnessReads(dir, [join(dir, "logs/traces")]);
   const rel = (list: string[]) => list.map((p) => p.slice(dir.length + 1)).sort();
   assert.deepEqual(
     rel(deny),
