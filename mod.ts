@@ -55,7 +55,7 @@ export { createRunService, startRun } from "./lib/runs/service.ts";
 export type { RunService, Submission } from "./lib/runs/service.ts";
 export { createRunGate } from "./lib/runs/gate.ts";
 export type { RunFrame } from "./lib/runs/frames.ts";
-export type { RunHandle } from "./lib/runner/start_run.ts";
+export type { RunHandle } from "./lib/runner/run_handle.ts";
 export { RUN_STATUSES } from "./lib/run_types.ts";
 export type { RunResult, RunStatus } from "./lib/run_types.ts";
 export { closeHives, openHive } from "./lib/hive/open.ts";

@@ -59,12 +59,21 @@ export function readRequest<T extends z.ZodType>(request: Named<T>, body: unknow
   });
 }
 
+/**
+ * What a run is asked: literal `input`, a file of the harness (`input_file`), or both — never
+ * neither. The run schema is the one place that rule is written; every face reads its body (or its
+ * flags, or its protocol's message) into this before a run is prepared.
+ */
+export type RunRequest =
+  | { input: string; input_file?: string }
+  | { input?: string; input_file: string };
+
 const runBody = z.strictObject({
   input: z.string().optional(),
   input_file: z.string().optional(),
 }).refine((b) => b.input !== undefined || b.input_file !== undefined, {
   message: "missing input: give `input` (text) or `input_file` (a path)",
-});
+}).transform((b) => b as RunRequest);
 
 /** `POST /run`, `POST /api/harnesses/{id}/runs`, a `framework serve` line. */
 export const RUN_REQUEST = {
@@ -73,8 +82,12 @@ export const RUN_REQUEST = {
   example: '{"input": "…"} or {"input_file": "path/in/the/harness"}',
 };
 
-/** A run request's body. */
-export type RunRequest = z.infer<typeof runBody>;
+/** `framework run`: the same rule, its flags named in the message. */
+export const RUN_FLAGS = {
+  schema: runBody,
+  what: "run",
+  example: "--input TEXT or --input-file PATH (inside the harness folder)",
+};
 
 const setBody = z.strictObject({ path: z.string(), value: z.unknown() });
 

@@ -20,6 +20,7 @@ import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
 import { createRunService, type Submission } from "../../lib/runs/service.ts";
+import { readRequest, RUN_FLAGS } from "../../lib/requests.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { trustGate } from "../../lib/trust/gate.ts";
@@ -107,14 +108,12 @@ export function registerRunCommands(program: Command): void {
       },
     ) =>
       runVerb(o, async () => {
-        if (o.input === undefined && o.inputFile === undefined) {
-          throw badInput("Give --input TEXT or --input-file PATH");
-        }
-        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-        const run = await createRunService().submit(trusted, {
+        const request = readRequest(RUN_FLAGS, {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
+        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
+        const run = await createRunService().submit(trusted, request);
         return await reportRun(run, o);
       })
     );

@@ -22,7 +22,7 @@ import type {
 } from "../runner/controls.ts";
 import { allowedRuntimeModel } from "../models/endpoint.ts";
 import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
-import type { RunHandle } from "../runner/start_run.ts";
+import type { RunHandle } from "../runner/run_handle.ts";
 import type { RunRow } from "../hive/runs.ts";
 
 /**

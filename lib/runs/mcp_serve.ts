@@ -6,6 +6,7 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../requests.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import * as z from "zod";
@@ -41,10 +42,13 @@ export async function serveHarnessOverMcp(
     },
     async (args: { input?: string; input_file?: string }) => {
       try {
-        const run = await runs.submit(target, {
-          ...(args.input !== undefined ? { input: args.input } : {}),
-          ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
-        });
+        const run = await runs.submit(
+          target,
+          readRequest(RUN_REQUEST, {
+            ...(args.input !== undefined ? { input: args.input } : {}),
+            ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
+          }),
+        );
         const r = await run.result;
         return {
           content: [{ type: "text" as const, text: r.output || r.error?.message || r.status }],

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../requests.ts";
 import { errorEnvelope } from "../envelope.ts";
 import { asFrameworkError, badInput, type FrameworkError } from "../errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.ts";
@@ -55,7 +56,7 @@ export async function serveLines(
       if (!request || typeof request !== "object" || Array.isArray(request)) {
         throw badInput('Each line must be a JSON object such as {"input": "hello"}');
       }
-      const run = await runs.submit(harness, request);
+      const run = await runs.submit(harness, readRequest(RUN_REQUEST, request));
       for await (const frame of run.frames()) write(ndjsonLine(frame));
     } catch (err) {
       const e = asFrameworkError(err);

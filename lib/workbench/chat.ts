@@ -16,7 +16,7 @@ import type { Message } from "../models/types.ts";
 import type { ModelSpec } from "../spec/schema.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
-import type { RunHandle } from "../runner/start_run.ts";
+import type { RunHandle } from "../runner/run_handle.ts";
 import { type TraceFrame, traceFrame } from "../runs/frames.ts";
 import type { RunFinder } from "../runs/controls.ts";
 import type { RunService } from "../runs/service.ts";
