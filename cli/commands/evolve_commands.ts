@@ -10,12 +10,8 @@ import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { measureProposal } from "../../lib/evals/measure_proposal.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import {
-  getProposal,
-  listProposals,
-  type Proposal,
-  PROPOSAL_STATUSES,
-} from "../../lib/hive/proposals.ts";
+import { getProposal, listProposals, type Proposal } from "../../lib/hive/proposals.ts";
+import { PROPOSAL_STATUSES } from "../../lib/proposal_status.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";

@@ -35,20 +35,7 @@ export interface UiImportEntry {
  * Runtime imports of lib/ modules above the vocabulary floor by ui/ (browser code), to be fixed:
  * the bundle then carries that module and what it imports.
  */
-export const UI_RUNTIME_IMPORTS: readonly UiImportEntry[] = [
-  {
-    file: "ui/tabs/improve.tsx",
-    target: "lib/hive/proposals.ts",
-    note: "PROPOSAL_STATUSES: move the status list to a floor-1 vocabulary module " +
-      "(like RUN_STATUSES in lib/run_types.ts) and import it from there",
-  },
-  {
-    file: "ui/tabs/spec.tsx",
-    target: "lib/spec/frozen.ts",
-    note: "frozenRootIn: move the pure path-prefix rule to floor 1 (or send the frozen root " +
-      "with the spec view) so the browser does not bundle lib/spec/",
-  },
-];
+export const UI_RUNTIME_IMPORTS: readonly UiImportEntry[] = [];
 
 /** A function over the length limit, with its length when it was allowlisted. */
 export interface LongFunctionEntry {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { openHive } from "../../lib/hive/open.ts";
 import type { JournalEvent } from "../../lib/journal/event.ts";
-import { runTally } from "../../lib/journal/tally.ts";
+import { runTally } from "../../lib/run_tally.ts";
 import { parseJournal } from "../../lib/journal/verify.ts";
 import type { RunResult } from "../../lib/run_types.ts";
 import { forkRun, resumeFork } from "../../lib/runs/forks.ts";

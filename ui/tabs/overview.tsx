@@ -12,7 +12,7 @@ import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
-import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
+import { signatureOutcome } from "../../lib/failure_signature.ts";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";

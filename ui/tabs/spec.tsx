@@ -10,7 +10,7 @@
  */
 
 import { useMemo, useRef, useState } from "preact/hooks";
-import { frozenRootIn } from "../../lib/spec/frozen.ts";
+import { frozenRootIn } from "../../lib/frozen_root.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";

@@ -22,7 +22,7 @@ import { paths, TRACE_PAGE, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { elapsedSince, useLiveRows, useNow, useRunFrames } from "../live_runs.ts";
-import { runTally } from "../../lib/journal/tally.ts";
+import { runTally } from "../../lib/run_tally.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
 import {
