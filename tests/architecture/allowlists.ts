@@ -56,12 +56,4 @@ export const LONG_FUNCTIONS: readonly LongFunctionEntry[] = [
   { file: "lib/runner/controls.ts", name: "createRunControls", lines: 131 },
   { file: "lib/runner/run_loop.ts", name: "runLoop", lines: 413 },
   { file: "lib/sha256.ts", name: "createSha256", lines: 145 },
-  { file: "ui/islands/rail.tsx", name: "Rail", lines: 138 },
-  { file: "ui/tabs/overview.tsx", name: "Overview", lines: 147 },
-  { file: "ui/tabs/runs.tsx", name: "Runs", lines: 149 },
-  { file: "ui/tabs/spec.tsx", name: "SpecBody", lines: 164 },
-  { file: "ui/tabs/spec.tsx", name: "TextEditor", lines: 124 },
-  { file: "ui/tabs/spec.tsx", name: "EditForm", lines: 158 },
-  { file: "ui/tabs/trace.tsx", name: "TraceBody", lines: 219 },
-  { file: "ui/tabs/use.tsx", name: "Use", lines: 130 },
 ];
