@@ -58,6 +58,16 @@ export function describeProposal(p: Proposal): string {
  */
 export function registerEvolveCommands(program: Command): void {
   const evolve = program.command("evolve").description("Improve a harness from its own failures");
+  registerEvolvePropose(evolve);
+  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+  registerProposalsList(proposals);
+  registerProposalsShow(proposals);
+  registerProposalsApply(proposals);
+  registerProposalsReject(proposals);
+}
+
+/** Registers `framework evolve propose`. */
+function registerEvolvePropose(evolve: Command): void {
   evolve.command("propose")
     .description("Draft and queue an improvement (never applied by proposing)")
     .argument("<dir>", "the harness folder")
@@ -89,8 +99,10 @@ export function registerEvolveCommands(program: Command): void {
         };
       })
     );
+}
 
-  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+/** Registers `framework proposals list`. */
+function registerProposalsList(proposals: Command): void {
   proposals.command("list")
     .description("List a harness's proposals, newest first")
     .argument("<dir>", "the harness folder")
@@ -113,7 +125,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: { harness_id: id, proposals: list }, text };
       })
     );
+}
 
+/** Registers `framework proposals show`. */
+function registerProposalsShow(proposals: Command): void {
   proposals.command("show")
     .description("Show one proposal with its evidence and diffs")
     .argument("<dir>", "the harness folder")
@@ -148,7 +163,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: { proposal: p, measure: m }, text: lines.join("\n") };
       })
     );
+}
 
+/** Registers `framework proposals apply`. */
+function registerProposalsApply(proposals: Command): void {
   proposals.command("apply")
     .description(
       "Apply a proposal: its YAML changes with --yaml, each code change only with --approve-code ID",
@@ -176,7 +194,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: p, text: describeProposal(p) };
       })
     );
+}
 
+/** Registers `framework proposals reject`. */
+function registerProposalsReject(proposals: Command): void {
   proposals.command("reject")
     .description("Reject a proposal with a reason")
     .argument("<dir>", "the harness folder")

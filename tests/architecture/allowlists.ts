@@ -47,10 +47,6 @@ export interface LongFunctionEntry {
 
 /** Functions over 120 lines today: each may only shrink, and leaves the list once it fits. */
 export const LONG_FUNCTIONS: readonly LongFunctionEntry[] = [
-  { file: "cli/commands/evolve_commands.ts", name: "registerEvolveCommands", lines: 134 },
-  { file: "cli/commands/keys_commands.ts", name: "registerKeysCommands", lines: 151 },
-  { file: "cli/commands/run_commands.ts", name: "registerRunCommands", lines: 183 },
-  { file: "cli/commands/spec_commands.ts", name: "registerSpecCommands", lines: 184 },
   { file: "lib/evolve/propose.ts", name: "proposeImprovement", lines: 122 },
   { file: "lib/keys/authenticate.ts", name: "authenticate", lines: 134 },
   { file: "lib/runner/controls.ts", name: "createRunControls", lines: 131 },
