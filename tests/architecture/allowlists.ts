@@ -47,8 +47,6 @@ export interface LongFunctionEntry {
 
 /** Functions over 120 lines today: each may only shrink, and leaves the list once it fits. */
 export const LONG_FUNCTIONS: readonly LongFunctionEntry[] = [
-  { file: "lib/evolve/propose.ts", name: "proposeImprovement", lines: 122 },
-  { file: "lib/keys/authenticate.ts", name: "authenticate", lines: 134 },
   { file: "lib/runner/controls.ts", name: "createRunControls", lines: 131 },
   { file: "lib/runner/run_loop.ts", name: "runLoop", lines: 413 },
   { file: "lib/sha256.ts", name: "createSha256", lines: 145 },
