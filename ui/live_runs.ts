@@ -8,7 +8,7 @@
  */
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type RunTally, tallyEvent } from "../lib/journal/tally.ts";
+import { type RunTally, tallyEvent } from "../lib/run_tally.ts";
 import { useMounted } from "./components/time.tsx";
 import { paths } from "./paths.ts";
 import type { LiveFrame } from "./run_stream.ts";

@@ -54,6 +54,22 @@ const SETTLE_MS = 25;
 const RETRY_MS = [1000, 2000, 5000, 10_000];
 
 /**
+ * Reads the API's refusal of a stream: the error, and the run it names (when it names one of them).
+ *
+ * @param res A 4xx answer.
+ * @returns The error and the run it is about.
+ */
+async function refusalOf(res: Response): Promise<{ error: ApiError; runId?: string }> {
+  const body = await res.json().catch(() => null);
+  const error = new ApiError(
+    res.status,
+    body?.error?.kind ?? "error",
+    body?.error?.message ?? `HTTP ${res.status}`,
+  );
+  return { error, runId: body?.error?.details?.run_id };
+}
+
+/**
  * Creates the page's stream of live runs (nothing is opened until a run is followed).
  *
  * @example
@@ -120,14 +136,8 @@ export function createRunStream(fetcher: Fetcher): RunStream {
         if (res.status >= 400 && res.status < 500) {
           // A run the API will not stream (unknown, say): its followers read their data again, and
           // the others are followed on.
-          const body = await res.json().catch(() => null);
-          const error = new ApiError(
-            res.status,
-            body?.error?.kind ?? "error",
-            body?.error?.message ?? `HTTP ${res.status}`,
-          );
-          const named = body?.error?.details?.run_id;
-          for (const id of ids.includes(named) ? [named] : ids) {
+          const { error, runId } = await refusalOf(res);
+          for (const id of runId !== undefined && ids.includes(runId) ? [runId] : ids) {
             finish(id, { kind: "gone", run_id: id, error });
           }
         } else if (!res.ok) {

@@ -10,12 +10,8 @@ import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { measureProposal } from "../../lib/evals/measure_proposal.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import {
-  getProposal,
-  listProposals,
-  type Proposal,
-  PROPOSAL_STATUSES,
-} from "../../lib/hive/proposals.ts";
+import { getProposal, listProposals, type Proposal } from "../../lib/hive/proposals.ts";
+import { PROPOSAL_STATUSES } from "../../lib/proposal_status.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
@@ -62,6 +58,16 @@ export function describeProposal(p: Proposal): string {
  */
 export function registerEvolveCommands(program: Command): void {
   const evolve = program.command("evolve").description("Improve a harness from its own failures");
+  registerEvolvePropose(evolve);
+  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+  registerProposalsList(proposals);
+  registerProposalsShow(proposals);
+  registerProposalsApply(proposals);
+  registerProposalsReject(proposals);
+}
+
+/** Registers `framework evolve propose`. */
+function registerEvolvePropose(evolve: Command): void {
   evolve.command("propose")
     .description("Draft and queue an improvement (never applied by proposing)")
     .argument("<dir>", "the harness folder")
@@ -93,8 +99,10 @@ export function registerEvolveCommands(program: Command): void {
         };
       })
     );
+}
 
-  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+/** Registers `framework proposals list`. */
+function registerProposalsList(proposals: Command): void {
   proposals.command("list")
     .description("List a harness's proposals, newest first")
     .argument("<dir>", "the harness folder")
@@ -117,7 +125,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: { harness_id: id, proposals: list }, text };
       })
     );
+}
 
+/** Registers `framework proposals show`. */
+function registerProposalsShow(proposals: Command): void {
   proposals.command("show")
     .description("Show one proposal with its evidence and diffs")
     .argument("<dir>", "the harness folder")
@@ -152,7 +163,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: { proposal: p, measure: m }, text: lines.join("\n") };
       })
     );
+}
 
+/** Registers `framework proposals apply`. */
+function registerProposalsApply(proposals: Command): void {
   proposals.command("apply")
     .description(
       "Apply a proposal: its YAML changes with --yaml, each code change only with --approve-code ID",
@@ -180,7 +194,10 @@ export function registerEvolveCommands(program: Command): void {
         return { data: p, text: describeProposal(p) };
       })
     );
+}
 
+/** Registers `framework proposals reject`. */
+function registerProposalsReject(proposals: Command): void {
   proposals.command("reject")
     .description("Reject a proposal with a reason")
     .argument("<dir>", "the harness folder")

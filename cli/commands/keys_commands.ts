@@ -49,7 +49,15 @@ function parseTtl(raw: string | undefined): number | undefined {
  */
 export function registerKeysCommands(program: Command): void {
   const keys = program.command("keys").description("Keys and bearer tokens for the control plane");
+  registerKeysGenerate(keys);
+  registerKeysSign(keys);
+  registerKeysAuthorize(keys);
+  registerKeysRevoke(keys);
+  registerKeysList(keys);
+}
 
+/** Registers `framework keys generate`. */
+function registerKeysGenerate(keys: Command): void {
   keys.command("generate")
     .description("Create an ed25519 key pair on your machine (the private key never leaves it)")
     .argument("<name>", "a name for the key (the file is <name>.pem)")
@@ -73,7 +81,10 @@ export function registerKeysCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework keys sign`. */
+function registerKeysSign(keys: Command): void {
   keys.command("sign")
     .description("Mint a bearer token with your private key (without --json: the bare token)")
     .requiredOption("--key <path>", "your private key file (PKCS#8 PEM; openssl keys work too)")
@@ -111,7 +122,10 @@ export function registerKeysCommands(program: Command): void {
         return { data, text: data.token };
       })
     );
+}
 
+/** Registers `framework keys authorize`. */
+function registerKeysAuthorize(keys: Command): void {
   keys.command("authorize")
     .description(
       "Allow a public key to call this harness's control plane, with scopes (--scope is required)",
@@ -153,7 +167,10 @@ export function registerKeysCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework keys revoke`. */
+function registerKeysRevoke(keys: Command): void {
   keys.command("revoke")
     .description("Revoke a key (the row is kept and listed); refused from the very next request")
     .argument("<key-id>", "the key id")
@@ -174,7 +191,10 @@ export function registerKeysCommands(program: Command): void {
         return { data, text: `Revoked ${data.key_id} at ${data.revoked_at}` };
       })
     );
+}
 
+/** Registers `framework keys list`. */
+function registerKeysList(keys: Command): void {
   keys.command("list")
     .description("List the keys of a harness's store, revoked ones included")
     .option("--harness <dir>", "the harness whose key store to read")

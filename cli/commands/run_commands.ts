@@ -87,6 +87,15 @@ export async function reportRun(
  * @param program The root command.
  */
 export function registerRunCommands(program: Command): void {
+  registerRun(program);
+  registerServe(program);
+  registerRuns(program);
+  registerStats(program);
+  registerTrace(program);
+}
+
+/** Registers `framework run`. */
+function registerRun(program: Command): void {
   program.command("run")
     .description("Run a harness once (exit 0 on success, 3 for any other status)")
     .argument("<dir>", "the harness folder")
@@ -117,7 +126,10 @@ export function registerRunCommands(program: Command): void {
         return await reportRun(run, o);
       })
     );
+}
 
+/** Registers `framework serve`. */
+function registerServe(program: Command): void {
   program.command("serve")
     .description(
       'Read one JSON request per line on stdin ({"input": …} or {"input_file": …}) and write NDJSON frames',
@@ -137,7 +149,10 @@ export function registerRunCommands(program: Command): void {
         Deno.exit(code);
       }
     });
+}
 
+/** Registers `framework runs`. */
+function registerRuns(program: Command): void {
   program.command("runs")
     .description("List a harness's runs, newest first")
     .argument("<dir>", "the harness folder")
@@ -174,7 +189,10 @@ export function registerRunCommands(program: Command): void {
         return { data: { harness_id: id, runs }, text };
       })
     );
+}
 
+/** Registers `framework stats`. */
+function registerStats(program: Command): void {
   program.command("stats")
     .description("Success rate, cost, turns, durations and recent failures of a harness")
     .argument("<dir>", "the harness folder")
@@ -197,7 +215,10 @@ export function registerRunCommands(program: Command): void {
         return { data: s, text: lines.join("\n") };
       })
     );
+}
 
+/** Registers `framework trace`. */
+function registerTrace(program: Command): void {
   program.command("trace")
     .description("Show a run's journal, verify its hash chain, or export its bytes verbatim")
     .argument("[run_id]", "the run id (or --last with --harness)")

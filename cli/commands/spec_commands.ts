@@ -68,6 +68,17 @@ function parseJsonObject(raw: string, what: string): Record<string, unknown> {
  * @param program The root command.
  */
 export function registerSpecCommands(program: Command): void {
+  registerInit(program);
+  registerValidate(program);
+  registerGet(program);
+  registerSet(program);
+  registerAdd(program);
+  registerRemove(program);
+  registerSchema(program);
+}
+
+/** Registers `framework init`. */
+function registerInit(program: Command): void {
   program.command("init")
     .description(
       "Create a harness folder from a template (offline scripted model, a tool, a validator, a skill)",
@@ -94,7 +105,10 @@ export function registerSpecCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework validate`. */
+function registerValidate(program: Command): void {
   program.command("validate")
     .description("Check harness.yaml and list every problem (exit 2 when invalid)")
     .argument("<dir>", "the harness folder")
@@ -119,7 +133,10 @@ export function registerSpecCommands(program: Command): void {
         return { data, text, exitCode: data.valid ? 0 : 2 };
       })
     );
+}
 
+/** Registers `framework get`. */
+function registerGet(program: Command): void {
   program.command("get")
     .description(
       "Print the spec, or one dotted field of it (e.g. limits.max_turns, skills.refunds)",
@@ -133,7 +150,10 @@ export function registerSpecCommands(program: Command): void {
         return { data, text: human(data.value) };
       })
     );
+}
 
+/** Registers `framework set`. */
+function registerSet(program: Command): void {
   program.command("set")
     .description("Set one dotted field to a JSON value (12 is a number, '\"12\"' a string)")
     .argument("<dir>", "the harness folder")
@@ -160,7 +180,10 @@ export function registerSpecCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework add`. */
+function registerAdd(program: Command): void {
   program.command("add")
     .description("Add a skill, tool, validator, guardrail or hook")
     .argument("<dir>", "the harness folder")
@@ -209,7 +232,10 @@ export function registerSpecCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework remove`. */
+function registerRemove(program: Command): void {
   program.command("remove")
     .description("Remove a field or entry by dotted path, or an entry by --kind and --name")
     .argument("<dir>", "the harness folder")
@@ -237,7 +263,10 @@ export function registerSpecCommands(program: Command): void {
         };
       })
     );
+}
 
+/** Registers `framework schema`. */
+function registerSchema(program: Command): void {
   program.command("schema")
     .description(
       "Print the JSON Schema of harness.yaml (or of an eval set with --eval), for editors",

@@ -65,8 +65,11 @@ Dotted paths address harness.yaml fields (limits.max_turns, instructions, skills
 tools.<name>.description). Frozen fields cannot be changed and will be blocked. Keep changes small and
 aimed at the failures and objectives.`;
 
+/** The evolver's answer, as parsed. */
+type Answer = z.infer<typeof answerSchema>;
+
 /** Parses the evolver's text as the answer JSON (a single Markdown fence is allowed). */
-export function parseEvolverAnswer(text: string): z.infer<typeof answerSchema> {
+export function parseEvolverAnswer(text: string): Answer {
   const trimmed = text.trim();
   const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```$/i.exec(trimmed);
   let value: unknown;
@@ -172,47 +175,8 @@ export async function proposeImprovement(
 
   const traceDirs = protectedTraceDirs(loaded.dir, spec.logging?.trace_dir);
   const specValue = JSON.parse(JSON.stringify(spec));
-  const yaml_changes: YamlChange[] = answer.yaml_changes.map((c) => {
-    const verdict = gateYamlChange(specValue, c, options.policy);
-    const change: YamlChange = {
-      path: c.path,
-      op: c.op,
-      ...(c.op === "set" ? { value: c.value ?? null } : {}),
-      status: verdict.ok ? "pending" : "blocked",
-      ...(verdict.ok ? { old: valueBefore(specValue, c.path) } : { reason: verdict.reason }),
-    };
-    if (verdict.ok && yamlChangeIsNoop(specValue, change)) {
-      Object.assign(change, { status: "skipped", noop: true, reason: NOOP_REASON });
-    }
-    return change;
-  });
-  const code_changes: CodeChange[] = [];
-  for (const [i, c] of answer.code_changes.entries()) {
-    const verdict = await gateCodeChange(loaded.dir, c.path, traceDirs);
-    let before: string | null = null;
-    if (verdict.ok) {
-      try {
-        before = await Deno.readTextFile(verdict.absolute!);
-      } catch {
-        before = null;
-      }
-    }
-    const noop = verdict.ok && before === c.content;
-    code_changes.push({
-      id: `c${i + 1}`,
-      path: c.path,
-      // A blocked path is never read: its diff shows only the proposed content.
-      diff: unifiedDiff(c.path, before, c.content),
-      status: noop ? "skipped" : verdict.ok ? "pending" : "blocked",
-      ...(noop
-        ? { noop: true, reason: NOOP_REASON }
-        : verdict.ok
-        ? {}
-        : { reason: verdict.reason }),
-      content: c.content,
-      base_sha256: before === null ? null : sha256Hex(before),
-    });
-  }
+  const yaml_changes = draftYamlChanges(specValue, answer.yaml_changes, options.policy);
+  const code_changes = await draftCodeChanges(loaded.dir, answer.code_changes, traceDirs);
   // A proposal that would change nothing is not queued (blocked changes are: a person sees them).
   const all = [...yaml_changes, ...code_changes];
   if (all.every((c) => c.noop)) {
@@ -248,4 +212,69 @@ export async function proposeImprovement(
   };
   insertProposal(db, proposal, loaded.dir);
   return proposal;
+}
+
+/**
+ * The evolver's YAML changes as drafted: each through the gate (blocked with its reason), with the
+ * value it replaces, and skipped when it would change nothing.
+ */
+function draftYamlChanges(
+  specValue: unknown,
+  changes: Answer["yaml_changes"],
+  policy: ProposeOptions["policy"],
+): YamlChange[] {
+  return changes.map((c) => {
+    const verdict = gateYamlChange(specValue, c, policy);
+    const change: YamlChange = {
+      path: c.path,
+      op: c.op,
+      ...(c.op === "set" ? { value: c.value ?? null } : {}),
+      status: verdict.ok ? "pending" : "blocked",
+      ...(verdict.ok ? { old: valueBefore(specValue, c.path) } : { reason: verdict.reason }),
+    };
+    if (verdict.ok && yamlChangeIsNoop(specValue, change)) {
+      Object.assign(change, { status: "skipped", noop: true, reason: NOOP_REASON });
+    }
+    return change;
+  });
+}
+
+/**
+ * The evolver's code changes as drafted (`c1`, `c2`, …): each through the gate (blocked with its
+ * reason), with its diff against the file as it is and that file's hash, and skipped when the file
+ * already has the content.
+ */
+async function draftCodeChanges(
+  harnessDir: string,
+  changes: Answer["code_changes"],
+  traceDirs: readonly string[],
+): Promise<CodeChange[]> {
+  const code_changes: CodeChange[] = [];
+  for (const [i, c] of changes.entries()) {
+    const verdict = await gateCodeChange(harnessDir, c.path, traceDirs);
+    let before: string | null = null;
+    if (verdict.ok) {
+      try {
+        before = await Deno.readTextFile(verdict.absolute!);
+      } catch {
+        before = null;
+      }
+    }
+    const noop = verdict.ok && before === c.content;
+    code_changes.push({
+      id: `c${i + 1}`,
+      path: c.path,
+      // A blocked path is never read: its diff shows only the proposed content.
+      diff: unifiedDiff(c.path, before, c.content),
+      status: noop ? "skipped" : verdict.ok ? "pending" : "blocked",
+      ...(noop
+        ? { noop: true, reason: NOOP_REASON }
+        : verdict.ok
+        ? {}
+        : { reason: verdict.reason }),
+      content: c.content,
+      base_sha256: before === null ? null : sha256Hex(before),
+    });
+  }
+  return code_changes;
 }

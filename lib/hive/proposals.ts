@@ -6,14 +6,11 @@
  */
 
 import { badInput, notFound } from "../errors.ts";
+import { PROPOSAL_STATUSES, type ProposalStatus } from "../proposal_status.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
 import { statement } from "../sqlite/statements.ts";
 
-/** Statuses of a proposal. */
-export const PROPOSAL_STATUSES = ["queued", "applied", "partially_applied", "rejected"] as const;
-/** A proposal's status. */
-export type ProposalStatus = typeof PROPOSAL_STATUSES[number];
 /** A change's status. */
 export type ChangeStatus = "pending" | "applied" | "skipped" | "blocked";
 

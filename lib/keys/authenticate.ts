@@ -125,7 +125,41 @@ export async function authenticate(
   options: AuthenticateOptions = {},
 ): Promise<Principal> {
   const header = request instanceof Request ? request.headers.get("authorization") : request;
-  const token = bearerToken(header);
+  const { parts, kid } = readTokenHeader(bearerToken(header));
+  const key = await signingKey(parts, kid, storePath);
+  const { claims, exp } = readClaims(parts[1]!, options);
+  const tokenScopes = typeof claims.scope === "string"
+    ? claims.scope.split(/\s+/).filter(Boolean)
+    : [];
+  if (
+    requiredScope !== null &&
+    !(covers(key.scopes, requiredScope) && covers(tokenScopes, requiredScope))
+  ) {
+    throw new FrameworkError(
+      "forbidden",
+      `This needs scope ${JSON.stringify(requiredScope)}: the key holds ${
+        JSON.stringify(key.scopes.join(" ") || "nothing")
+      } and the token carries ${
+        JSON.stringify(tokenScopes.join(" ") || "nothing")
+      }; both must cover it`,
+      { required_scope: requiredScope, key_id: key.key_id },
+    );
+  }
+  return {
+    key_id: key.key_id,
+    name: key.name,
+    subject: typeof claims.sub === "string" ? claims.sub : null,
+    scopes: effectiveScopes(key.scopes, tokenScopes),
+    jti: typeof claims.jti === "string" ? claims.jti : null,
+    expires_at: new Date(exp * 1000).toISOString(),
+  };
+}
+
+/**
+ * Splits a token into its three parts and checks its protected header: an accepted `alg`, no header
+ * that would choose its own key, no critical extensions, no unencoded payload, a string `kid`.
+ */
+function readTokenHeader(token: string): { parts: string[]; kid: string | undefined } {
   const parts = token.split(".");
   if (
     parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || !parts[0] ||
@@ -159,7 +193,18 @@ export async function authenticate(
   if (kid !== undefined && typeof kid !== "string") {
     throw unauthorized("The token's kid is not a string");
   }
+  return { parts, kid };
+}
 
+/**
+ * The authorized key whose signature the token carries, from the store read fresh: the `kid`'s key
+ * (unknown and revoked keys refused), or without a `kid` the first unrevoked key that verifies.
+ */
+async function signingKey(
+  parts: string[],
+  kid: string | undefined,
+  storePath: string,
+): Promise<AuthorizedKey> {
   let keys: AuthorizedKey[];
   try {
     keys = await readKeyStore(storePath);
@@ -194,10 +239,20 @@ export async function authenticate(
         : "The token is not signed by any authorized key",
     );
   }
+  return key;
+}
 
+/**
+ * Reads the token's claims and checks its times (`exp` and `iat` required, the lifetime bounded,
+ * `iat` and `nbf` not in the future) and its audience (checked only when it carries one).
+ */
+function readClaims(
+  payload: string,
+  options: AuthenticateOptions,
+): { claims: Record<string, unknown>; exp: number } {
   let claims: Record<string, unknown>;
   try {
-    claims = JSON.parse(UTF8.decode(fromBase64Url(parts[1])));
+    claims = JSON.parse(UTF8.decode(fromBase64Url(payload)));
     if (!claims || typeof claims !== "object" || Array.isArray(claims)) throw new Error();
   } catch {
     throw unauthorized("Malformed token: the claims are not a JSON object");
@@ -226,29 +281,5 @@ export async function authenticate(
       throw unauthorized("The token is bound to another harness (aud)");
     }
   }
-  const tokenScopes = typeof claims.scope === "string"
-    ? claims.scope.split(/\s+/).filter(Boolean)
-    : [];
-  if (
-    requiredScope !== null &&
-    !(covers(key.scopes, requiredScope) && covers(tokenScopes, requiredScope))
-  ) {
-    throw new FrameworkError(
-      "forbidden",
-      `This needs scope ${JSON.stringify(requiredScope)}: the key holds ${
-        JSON.stringify(key.scopes.join(" ") || "nothing")
-      } and the token carries ${
-        JSON.stringify(tokenScopes.join(" ") || "nothing")
-      }; both must cover it`,
-      { required_scope: requiredScope, key_id: key.key_id },
-    );
-  }
-  return {
-    key_id: key.key_id,
-    name: key.name,
-    subject: typeof claims.sub === "string" ? claims.sub : null,
-    scopes: effectiveScopes(key.scopes, tokenScopes),
-    jti: typeof claims.jti === "string" ? claims.jti : null,
-    expires_at: new Date(exp * 1000).toISOString(),
-  };
+  return { claims, exp };
 }

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { frozenRootIn } from "../frozen_root.ts";
+
 /** The safety roots, frozen for HTTP and for proposals. */
 export const SAFETY_ROOTS: readonly string[] = [
   "id",
@@ -106,39 +108,4 @@ export function frozenRootOf(
   policy: EditPolicy,
 ): string | undefined {
   return frozenRootIn(path, frozenRoots(policy));
-}
-
-/**
- * The root of a list that a path touches by containment (see {@link frozenRootOf}); the pages use it
- * with the frozen roots the API reports. A `*` segment of a root matches any one segment.
- *
- * @example
- * ```ts
- * frozenRootIn("model.name", ["model"]); // "model"
- * frozenRootIn("playbooks.research.on_enter", ["playbooks.*.on_enter"]); // "playbooks.*.on_enter"
- * ```
- * @param path A dotted path (or its segments).
- * @param roots Frozen dotted roots.
- * @returns The root it touches, or undefined.
- */
-export function frozenRootIn(
-  path: string | readonly (string | number)[],
-  roots: readonly string[],
-): string | undefined {
-  const segments =
-    (typeof path === "string" ? (path === "" ? [] : path.split(".")) : path.map(String))
-      .map((s) => s.toLowerCase());
-  for (const root of roots) {
-    const rootSegments = root.split(".");
-    const n = Math.min(rootSegments.length, segments.length);
-    let same = true;
-    for (let i = 0; i < n; i++) {
-      if (rootSegments[i] !== "*" && rootSegments[i] !== segments[i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return root;
-  }
-  return undefined;
 }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { getRunAnyHarness, reasonOfRunError } from "../../lib/hive/runs.ts";
-import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
+import { signatureOutcome } from "../../lib/failure_signature.ts";
 import { runOutcome } from "../../lib/run_types.ts";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";

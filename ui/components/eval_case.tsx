@@ -137,7 +137,6 @@ export function EvalCaseForm(props: { runId: string; harnessId: string; onClose:
       </div>
     );
   }
-  const isNew = !!set.trim() && !d.sets.includes(set.trim());
   return (
     <form
       class="eval-case-form"
@@ -154,119 +153,28 @@ export function EvalCaseForm(props: { runId: string; harnessId: string; onClose:
         Every version of the harness is measured on its eval sets (<code>framework eval</code>,
         Versions). The case re-runs this input and expects the status and checks below.
       </p>
-      <div class="eval-case-grid">
-        <label class="field">
-          <span>
-            Set {isNew ? <span class="badge-new">new</span> : null}
-          </span>
-          <input
-            name="eval-set"
-            list="eval-sets"
-            value={set}
-            required
-            pattern="[a-z0-9][a-z0-9_\-]*"
-            aria-label="Eval set (an existing one, or a new name)"
-            onInput={(e) => setSet((e.target as HTMLInputElement).value)}
-          />
-          <datalist id="eval-sets">
-            {d.sets.map((s) => <option key={s} value={s} />)}
-          </datalist>
-        </label>
-        <label class="field">
-          <span>Case id</span>
-          <input
-            name="eval-case-id"
-            value={id}
-            required
-            aria-label="Case id"
-            onInput={(e) => setId((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label class="field">
-          <span>Expected status</span>
-          <select
-            name="eval-status"
-            value={status}
-            aria-label="Expected status"
-            onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}
-          >
-            {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
-      </div>
-      <label class="field">
-        <span>Input</span>
-        <textarea
-          name="eval-input"
-          rows={Math.min(6, Math.max(2, input.split("\n").length))}
-          value={input}
-          aria-label="The case's input"
-          onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
-      {inputFile || d.case.input_file !== undefined
-        ? (
-          <label class="field">
-            <span>Input file (in the harness)</span>
-            <input
-              name="eval-input-file"
-              value={inputFile}
-              aria-label="The case's input file"
-              onInput={(e) => setInputFile((e.target as HTMLInputElement).value)}
-            />
-          </label>
-        )
-        : null}
-      <div class="field">
-        <span>Checks of the output</span>
-        {checks.length ? null : <p class="muted small">None: only the status is checked.</p>}
-        {checks.map((c, i) => {
-          const option = optionsOf[c.builtin]?.[0];
-          const change = (patch: Partial<CheckRow>) =>
-            setChecks(checks.map((x, k) => (k === i ? { ...x, ...patch } : x)));
-          return (
-            <div class="eval-check" key={i} data-testid="eval-check">
-              <select
-                aria-label={`Check ${i + 1}: validator`}
-                value={c.builtin}
-                onChange={(e) => change({ builtin: (e.target as HTMLSelectElement).value })}
-              >
-                {validators.map((v) => (
-                  <option key={v.name} value={v.name} title={v.description}>{v.name}</option>
-                ))}
-              </select>
-              {option
-                ? (
-                  <input
-                    aria-label={`Check ${i + 1}: ${option}`}
-                    placeholder={option}
-                    type={option === "max" ? "number" : "text"}
-                    value={c.value}
-                    onInput={(e) => change({ value: (e.target as HTMLInputElement).value })}
-                  />
-                )
-                : <span class="muted small">no option</span>}
-              <button
-                type="button"
-                class="icon-button"
-                title="Remove this check"
-                onClick={() => setChecks(checks.filter((_, k) => k !== i))}
-              >
-                <Icon name="x" label="Remove this check" />
-              </button>
-            </div>
-          );
-        })}
-        <div>
-          <button
-            type="button"
-            class="small-button"
-            onClick={() => setChecks([...checks, { builtin: "contains", value: "" }])}
-          >
-            <Icon name="plus" /> Add a check
-          </button>
-        </div>
-      </div>
+      <CaseHeadFields
+        sets={d.sets}
+        set={set}
+        onSet={setSet}
+        id={id}
+        onId={setId}
+        status={status}
+        onStatus={setStatus}
+      />
+      <CaseInputFields
+        input={input}
+        onInput={setInput}
+        inputFile={inputFile}
+        onInputFile={setInputFile}
+        showFile={!!inputFile || d.case.input_file !== undefined}
+      />
+      <CheckFields
+        checks={checks}
+        onChange={setChecks}
+        validators={validators}
+        optionsOf={optionsOf}
+      />
       {error ? <p class="field-error" role="alert">{error}</p> : null}
       <div class="eval-case-actions">
         <button type="submit" class="primary" disabled={busy || !set.trim() || !id.trim()}>
@@ -276,5 +184,159 @@ export function EvalCaseForm(props: { runId: string; harnessId: string; onClose:
         <button type="button" onClick={props.onClose}>Cancel</button>
       </div>
     </form>
+  );
+}
+
+/** The set (an existing one or a new name), the case's id and its expected status. */
+function CaseHeadFields(props: {
+  sets: string[];
+  set: string;
+  onSet: (set: string) => void;
+  id: string;
+  onId: (id: string) => void;
+  status: string;
+  onStatus: (status: string) => void;
+}) {
+  const isNew = !!props.set.trim() && !props.sets.includes(props.set.trim());
+  return (
+    <div class="eval-case-grid">
+      <label class="field">
+        <span>
+          Set {isNew ? <span class="badge-new">new</span> : null}
+        </span>
+        <input
+          name="eval-set"
+          list="eval-sets"
+          value={props.set}
+          required
+          pattern="[a-z0-9][a-z0-9_\-]*"
+          aria-label="Eval set (an existing one, or a new name)"
+          onInput={(e) => props.onSet((e.target as HTMLInputElement).value)}
+        />
+        <datalist id="eval-sets">
+          {props.sets.map((s) => <option key={s} value={s} />)}
+        </datalist>
+      </label>
+      <label class="field">
+        <span>Case id</span>
+        <input
+          name="eval-case-id"
+          value={props.id}
+          required
+          aria-label="Case id"
+          onInput={(e) => props.onId((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label class="field">
+        <span>Expected status</span>
+        <select
+          name="eval-status"
+          value={props.status}
+          aria-label="Expected status"
+          onChange={(e) => props.onStatus((e.target as HTMLSelectElement).value)}
+        >
+          {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+/** The case's input, and its input file when the run read one (or the person typed one). */
+function CaseInputFields(props: {
+  input: string;
+  onInput: (input: string) => void;
+  inputFile: string;
+  onInputFile: (path: string) => void;
+  showFile: boolean;
+}) {
+  return (
+    <>
+      <label class="field">
+        <span>Input</span>
+        <textarea
+          name="eval-input"
+          rows={Math.min(6, Math.max(2, props.input.split("\n").length))}
+          value={props.input}
+          aria-label="The case's input"
+          onInput={(e) => props.onInput((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
+      {props.showFile
+        ? (
+          <label class="field">
+            <span>Input file (in the harness)</span>
+            <input
+              name="eval-input-file"
+              value={props.inputFile}
+              aria-label="The case's input file"
+              onInput={(e) => props.onInputFile((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        )
+        : null}
+    </>
+  );
+}
+
+/** The checks of the output: one row per validator (its main option as the value), added and removed. */
+function CheckFields(props: {
+  checks: CheckRow[];
+  onChange: (checks: CheckRow[]) => void;
+  validators: BuiltinRow[];
+  optionsOf: Record<string, string[]>;
+}) {
+  const checks = props.checks;
+  return (
+    <div class="field">
+      <span>Checks of the output</span>
+      {checks.length ? null : <p class="muted small">None: only the status is checked.</p>}
+      {checks.map((c, i) => {
+        const option = props.optionsOf[c.builtin]?.[0];
+        const change = (patch: Partial<CheckRow>) =>
+          props.onChange(checks.map((x, k) => (k === i ? { ...x, ...patch } : x)));
+        return (
+          <div class="eval-check" key={i} data-testid="eval-check">
+            <select
+              aria-label={`Check ${i + 1}: validator`}
+              value={c.builtin}
+              onChange={(e) => change({ builtin: (e.target as HTMLSelectElement).value })}
+            >
+              {props.validators.map((v) => (
+                <option key={v.name} value={v.name} title={v.description}>{v.name}</option>
+              ))}
+            </select>
+            {option
+              ? (
+                <input
+                  aria-label={`Check ${i + 1}: ${option}`}
+                  placeholder={option}
+                  type={option === "max" ? "number" : "text"}
+                  value={c.value}
+                  onInput={(e) => change({ value: (e.target as HTMLInputElement).value })}
+                />
+              )
+              : <span class="muted small">no option</span>}
+            <button
+              type="button"
+              class="icon-button"
+              title="Remove this check"
+              onClick={() => props.onChange(checks.filter((_, k) => k !== i))}
+            >
+              <Icon name="x" label="Remove this check" />
+            </button>
+          </div>
+        );
+      })}
+      <div>
+        <button
+          type="button"
+          class="small-button"
+          onClick={() => props.onChange([...checks, { builtin: "contains", value: "" }])}
+        >
+          <Icon name="plus" /> Add a check
+        </button>
+      </div>
+    </div>
   );
 }

@@ -155,42 +155,16 @@ export function ForkForm(props: { runId: string; seq: number; append?: AppendedM
       </div>
       {targets.length
         ? (
-          <div class="fork-edit">
-            <label class="field">
-              <span>Change before resuming</span>
-              <select
-                name="fork-edit"
-                value={target}
-                aria-label="What to change before resuming"
-                onChange={(e) => {
-                  const key = (e.target as HTMLSelectElement).value;
-                  setTarget(key);
-                  setReplacement(targets.find((t) => t.key === key)?.original ?? "");
-                }}
-              >
-                <option value="">nothing: resume with the same context</option>
-                {targets.map((t) => <option key={t.key} value={t.key}>{t.label}</option>)}
-              </select>
-            </label>
-            {chosen
-              ? (
-                <>
-                  <textarea
-                    name="fork-replacement"
-                    rows={Math.min(8, Math.max(3, replacement.split("\n").length))}
-                    value={replacement}
-                    aria-label={`What the model is given instead of ${chosen.label}`}
-                    onInput={(e) => setReplacement((e.target as HTMLTextAreaElement).value)}
-                  />
-                  <p class="muted small">
-                    The resumed run's model is given this instead of{" "}
-                    {chosen.label}. The journal keeps the replayed prefix as it was and records the
-                    change as <code>fork_edited</code>.
-                  </p>
-                </>
-              )
-              : null}
-          </div>
+          <ForkEditField
+            targets={targets}
+            target={target}
+            replacement={replacement}
+            onTarget={(key) => {
+              setTarget(key);
+              setReplacement(targets.find((t) => t.key === key)?.original ?? "");
+            }}
+            onReplacement={setReplacement}
+          />
         )
         : null}
       {error ? <p class="field-error" role="alert">{error}</p> : null}
@@ -200,6 +174,51 @@ export function ForkForm(props: { runId: string; seq: number; append?: AppendedM
         </button>
       </div>
     </form>
+  );
+}
+
+/** What a fork may change before it resumes: the choice of message, and what the model gets instead. */
+function ForkEditField(props: {
+  targets: EditTarget[];
+  target: string;
+  onTarget: (key: string) => void;
+  replacement: string;
+  onReplacement: (text: string) => void;
+}) {
+  const chosen = props.targets.find((t) => t.key === props.target);
+  return (
+    <div class="fork-edit">
+      <label class="field">
+        <span>Change before resuming</span>
+        <select
+          name="fork-edit"
+          value={props.target}
+          aria-label="What to change before resuming"
+          onChange={(e) => props.onTarget((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">nothing: resume with the same context</option>
+          {props.targets.map((t) => <option key={t.key} value={t.key}>{t.label}</option>)}
+        </select>
+      </label>
+      {chosen
+        ? (
+          <>
+            <textarea
+              name="fork-replacement"
+              rows={Math.min(8, Math.max(3, props.replacement.split("\n").length))}
+              value={props.replacement}
+              aria-label={`What the model is given instead of ${chosen.label}`}
+              onInput={(e) => props.onReplacement((e.target as HTMLTextAreaElement).value)}
+            />
+            <p class="muted small">
+              The resumed run's model is given this instead of{" "}
+              {chosen.label}. The journal keeps the replayed prefix as it was and records the change
+              as <code>fork_edited</code>.
+            </p>
+          </>
+        )
+        : null}
+    </div>
   );
 }
 

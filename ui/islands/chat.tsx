@@ -85,29 +85,13 @@ export function Chat() {
     inFlight && live?.conversationId === conv.data?.conversation.id,
   );
 
-  // A reply the server is still writing: look again until it is stored.
-  useEffect(() => {
-    if (!pendingRun || !route.conversation) return;
-    const t = setInterval(
-      () => void store.cache.load(paths.conversation(route.conversation!), true),
-      1500,
-    );
-    return () => clearInterval(t);
-  }, [pendingRun, route.conversation]);
-
+  useReloadWhilePending(store, pendingRun, route.conversation);
   // Follow the conversation as it grows, unless the reader scrolled up.
   useLayoutEffect(() => {
     const el = logRef.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   });
-
-  useShortcuts({
-    "/": () => {
-      // A hidden chat comes back: the key means "talk to the copilot".
-      store.chatHidden.value = false;
-      requestAnimationFrame(() => document.getElementById("composer")?.focus());
-    },
-  });
+  useComposerKey(store);
 
   const send = async (text: string) => {
     // One turn at a time from this page; a failed turn does not block the next.
@@ -185,6 +169,33 @@ export function Chat() {
       />
     </section>
   );
+}
+
+/** A reply the server is still writing (a pending run): looks again until it is stored. */
+function useReloadWhilePending(
+  store: Store,
+  pendingRun: string | null,
+  conversation: string | null,
+) {
+  useEffect(() => {
+    if (!pendingRun || !conversation) return;
+    const t = setInterval(
+      () => void store.cache.load(paths.conversation(conversation), true),
+      1500,
+    );
+    return () => clearInterval(t);
+  }, [pendingRun, conversation]);
+}
+
+/** The `/` key: a hidden chat comes back and the composer takes the focus. */
+function useComposerKey(store: Store) {
+  useShortcuts({
+    "/": () => {
+      // A hidden chat comes back: the key means "talk to the copilot".
+      store.chatHidden.value = false;
+      requestAnimationFrame(() => document.getElementById("composer")?.focus());
+    },
+  });
 }
 
 /** Says how to give the copilot a model, and what works without one (the slash commands). */

@@ -22,14 +22,37 @@ import type { CatalogNode, Conversation, DuplicateFolder } from "../types.ts";
  * @returns The rail.
  */
 export function Rail() {
+  const route = useStore().route.value;
+  return (
+    <nav class="rail" aria-label="Workbench">
+      <div class="brand">
+        <Link to={{ ...HOME, conversation: route.conversation }}>
+          <span class="brand-mark" aria-hidden="true">◆</span> framework{" "}
+          <span class="muted">workbench</span>
+        </Link>
+      </div>
+
+      <HarnessSection />
+
+      <ConversationSection />
+
+      <RailFoot />
+    </nav>
+  );
+}
+
+/**
+ * The harnesses as a tree by folder, with Rescan and New harness, and the folders kept apart
+ * because their id is taken. Folders added or removed on disk show up on request, and when the
+ * window comes back.
+ */
+function HarnessSection() {
   const store = useStore();
   const route = store.route.value;
   const catalog = useApi<{ harnesses: CatalogNode[]; duplicates?: DuplicateFolder[] }>(
     paths.catalog(),
   );
-  const convs = useApi<{ conversations: Conversation[] }>(paths.conversations());
   const [creating, setCreating] = useState(false);
-  // Folders added or removed on disk show up: on request, and when the window comes back.
   const [rescan, rescanning] = useAction(async () => {
     await callApi(store.fetcher, "/api/harnesses/rescan", { method: "POST" });
     store.cache.refresh(paths.catalog());
@@ -40,8 +63,63 @@ export function Rail() {
     return () => removeEventListener("focus", onFocus);
   }, []);
   const harnesses = catalog.data?.harnesses ?? [];
-  const conversations = convs.data?.conversations ?? [];
+  return (
+    <section class="rail-section" aria-labelledby="rail-harnesses">
+      <div class="rail-head">
+        <h2 id="rail-harnesses">Harnesses</h2>
+        <button
+          type="button"
+          class="icon-button"
+          title="Look for harness folders added or removed on disk"
+          data-testid="rescan"
+          disabled={rescanning}
+          onClick={() => void rescan()}
+        >
+          <Icon name="refresh" label="Refresh the harness list" />
+        </button>
+        <button
+          type="button"
+          class="icon-button"
+          title="New harness"
+          aria-expanded={creating}
+          onClick={() => setCreating(!creating)}
+        >
+          <Icon name="plus" label="New harness" />
+        </button>
+      </div>
+      {creating ? <NewHarness onDone={() => setCreating(false)} /> : null}
+      {harnesses.length
+        ? (
+          <ul class="tree" role="tree" aria-label="Harnesses by folder">
+            {harnesses.map((n) => <TreeNode key={n.id} node={n} route={route} depth={0} />)}
+          </ul>
+        )
+        : catalog.data
+        ? (
+          <p class="rail-empty">
+            No harnesses yet. Ask the copilot to create one, press + above, or put a harness folder
+            in <code>./harnesses</code>.
+          </p>
+        )
+        : <p class="rail-empty">{catalog.error ? catalog.error.message : "Loading…"}</p>}
+      {(catalog.data?.duplicates ?? []).map((d) => (
+        <p class="rail-note" role="note" data-duplicate={d.root_path} key={d.root_path}>
+          <strong>{d.root_path}</strong> has the id <code>{d.id}</code>, which{" "}
+          <span class="path">{d.owner_path}</span>{" "}
+          already has. It is kept apart (its runs are its own) and not listed; give it its own id
+          with <code>framework set {d.root_path} id &lt;new-id&gt; --string</code>.
+        </p>
+      ))}
+    </section>
+  );
+}
 
+/** The conversations, newest first, and New conversation (bound to the harness shown). */
+function ConversationSection() {
+  const store = useStore();
+  const route = store.route.value;
+  const convs = useApi<{ conversations: Conversation[] }>(paths.conversations());
+  const conversations = convs.data?.conversations ?? [];
   const [newChat] = useAction(async () => {
     const c = await callApi<Conversation>(
       store.fetcher,
@@ -52,111 +130,60 @@ export function Rail() {
     store.navigate({ ...route, conversation: c.id, page: "workbench" });
     document.getElementById("composer")?.focus();
   });
-
   return (
-    <nav class="rail" aria-label="Workbench">
-      <div class="brand">
-        <Link to={{ ...HOME, conversation: route.conversation }}>
-          <span class="brand-mark" aria-hidden="true">◆</span> framework{" "}
-          <span class="muted">workbench</span>
-        </Link>
+    <section class="rail-section rail-convs" aria-labelledby="rail-convs">
+      <div class="rail-head">
+        <h2 id="rail-convs">Conversations</h2>
+        <button type="button" class="icon-button" title="New conversation" onClick={newChat}>
+          <Icon name="plus" label="New conversation" />
+        </button>
       </div>
+      {conversations.length
+        ? (
+          <ul class="conv-list">
+            {conversations.map((c) => (
+              <li key={c.id}>
+                <Link
+                  to={conversationRoute(route, c)}
+                  class={c.id === route.conversation ? "conv active" : "conv"}
+                  aria-current={c.id === route.conversation ? "page" : undefined}
+                >
+                  <span class="conv-title">{c.title}</span>
+                  <span class="conv-time">
+                    <Time iso={c.updated_at} />
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p class="rail-empty">No conversations yet. Write to the copilot to start one.</p>}
+    </section>
+  );
+}
 
-      <section class="rail-section" aria-labelledby="rail-harnesses">
-        <div class="rail-head">
-          <h2 id="rail-harnesses">Harnesses</h2>
-          <button
-            type="button"
-            class="icon-button"
-            title="Look for harness folders added or removed on disk"
-            data-testid="rescan"
-            disabled={rescanning}
-            onClick={() => void rescan()}
-          >
-            <Icon name="refresh" label="Refresh the harness list" />
-          </button>
-          <button
-            type="button"
-            class="icon-button"
-            title="New harness"
-            aria-expanded={creating}
-            onClick={() => setCreating(!creating)}
-          >
-            <Icon name="plus" label="New harness" />
-          </button>
-        </div>
-        {creating ? <NewHarness onDone={() => setCreating(false)} /> : null}
-        {harnesses.length
-          ? (
-            <ul class="tree" role="tree" aria-label="Harnesses by folder">
-              {harnesses.map((n) => <TreeNode key={n.id} node={n} route={route} depth={0} />)}
-            </ul>
-          )
-          : catalog.data
-          ? (
-            <p class="rail-empty">
-              No harnesses yet. Ask the copilot to create one, press + above, or put a harness
-              folder in <code>./harnesses</code>.
-            </p>
-          )
-          : <p class="rail-empty">{catalog.error ? catalog.error.message : "Loading…"}</p>}
-        {(catalog.data?.duplicates ?? []).map((d) => (
-          <p class="rail-note" role="note" data-duplicate={d.root_path} key={d.root_path}>
-            <strong>{d.root_path}</strong> has the id <code>{d.id}</code>, which{" "}
-            <span class="path">{d.owner_path}</span>{" "}
-            already has. It is kept apart (its runs are its own) and not listed; give it its own id
-            with <code>framework set {d.root_path} id &lt;new-id&gt; --string</code>.
-          </p>
-        ))}
-      </section>
-
-      <section class="rail-section rail-convs" aria-labelledby="rail-convs">
-        <div class="rail-head">
-          <h2 id="rail-convs">Conversations</h2>
-          <button type="button" class="icon-button" title="New conversation" onClick={newChat}>
-            <Icon name="plus" label="New conversation" />
-          </button>
-        </div>
-        {conversations.length
-          ? (
-            <ul class="conv-list">
-              {conversations.map((c) => (
-                <li key={c.id}>
-                  <Link
-                    to={conversationRoute(route, c)}
-                    class={c.id === route.conversation ? "conv active" : "conv"}
-                    aria-current={c.id === route.conversation ? "page" : undefined}
-                  >
-                    <span class="conv-title">{c.title}</span>
-                    <span class="conv-time">
-                      <Time iso={c.updated_at} />
-                    </span>
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          )
-          : <p class="rail-empty">No conversations yet. Write to the copilot to start one.</p>}
-      </section>
-
-      <footer class="rail-foot">
-        <Link
-          to={{ ...HOME, page: "memory", conversation: route.conversation }}
-          class={route.page === "memory" ? "rail-link active" : "rail-link"}
-          aria-current={route.page === "memory" ? "page" : undefined}
-        >
-          <Icon name="gear" /> Settings › Memory
-        </Link>
-        <p class="copilot-status" title={store.health.copilot?.source ?? ""}>
-          Copilot: {store.health.copilot
-            ? <code>{store.health.copilot.model}</code>
-            : <span class="warn-text">no model set</span>}
-        </p>
-        <p class="keys-hint">
-          <kbd>/</kbd> chat · <kbd>1</kbd>–<kbd>7</kbd> tabs · <kbd>j</kbd>/<kbd>k</kbd> move
-        </p>
-      </footer>
-    </nav>
+/** Settings › Memory, the copilot's model (or that none is set), and the keys. */
+function RailFoot() {
+  const store = useStore();
+  const route = store.route.value;
+  return (
+    <footer class="rail-foot">
+      <Link
+        to={{ ...HOME, page: "memory", conversation: route.conversation }}
+        class={route.page === "memory" ? "rail-link active" : "rail-link"}
+        aria-current={route.page === "memory" ? "page" : undefined}
+      >
+        <Icon name="gear" /> Settings › Memory
+      </Link>
+      <p class="copilot-status" title={store.health.copilot?.source ?? ""}>
+        Copilot: {store.health.copilot
+          ? <code>{store.health.copilot.model}</code>
+          : <span class="warn-text">no model set</span>}
+      </p>
+      <p class="keys-hint">
+        <kbd>/</kbd> chat · <kbd>1</kbd>–<kbd>7</kbd> tabs · <kbd>j</kbd>/<kbd>k</kbd> move
+      </p>
+    </footer>
   );
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { PROPOSAL_STATUSES } from "../../lib/hive/proposals.ts";
+import { PROPOSAL_STATUSES } from "../../lib/proposal_status.ts";
 import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";

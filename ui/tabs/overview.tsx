@@ -12,7 +12,7 @@ import { callApi } from "../api.ts";
 import { Empty } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
-import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
+import { signatureOutcome } from "../../lib/failure_signature.ts";
 import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
@@ -27,48 +27,11 @@ import type { HarnessDetail } from "../types.ts";
  * @returns The tab.
  */
 export function Overview(props: { harness: HarnessDetail }) {
-  const store = useStore();
-  const route = store.route.value;
   const h = props.harness;
   const s = h.stats.runs;
-  const model = h.spec?.model as { provider?: string; name?: string } | undefined;
-  const version = h.spec_version;
   return (
     <div class="overview" data-testid="overview">
-      <dl class="facts">
-        <div>
-          <dt>Name</dt>
-          <dd>{(h.spec?.name as string) ?? h.id}</dd>
-        </div>
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{h.id}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Model</dt>
-          <dd>
-            <code>{model ? `${model.provider}:${model.name ?? "—"}` : "—"}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Spec version</dt>
-          <dd>
-            <code title={version ?? ""}>{version ? version.slice(0, 12) : "—"}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Evolved</dt>
-          <dd>{h.evolved} {h.evolved === 1 ? "proposal" : "proposals"} applied</dd>
-        </div>
-        <div>
-          <dt>Folder</dt>
-          <dd>
-            <code class="path" title={h.dir}>{h.dir}</code>
-          </dd>
-        </div>
-      </dl>
+      <Facts harness={h} />
 
       {h.trusted || !hasCode(h.spec) ? null : <TrustNote harness={h} />}
 
@@ -84,94 +47,152 @@ export function Overview(props: { harness: HarnessDetail }) {
         <Metric label="Median duration" value={formatDuration(s.p50_duration_ms)} />
       </div>
 
-      {s.total
-        ? (
-          <div class="outcomes" aria-label="Outcomes">
-            <div
-              class="bar"
-              role="img"
-              aria-label={RUN_STATUSES.map((k) => `${k} ${s.by_status[k]}`).join(", ")}
-            >
-              {RUN_STATUSES.filter((k) => s.by_status[k]).map((k) => (
-                <span key={k} class={`bar-seg seg-${k}`} style={{ flexGrow: s.by_status[k] }} />
-              ))}
-            </div>
-            <ul class="legend">
-              {RUN_STATUSES.map((k) => (
-                <li key={k}>
-                  <Link to={withRoute(route, { tab: "runs", query: { status: k } })}>
-                    <StatusBadge status={k} /> {s.by_status[k]}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </div>
-        )
-        : null}
+      {s.total ? <Outcomes harness={h} /> : null}
 
       <h2 class="section-title">Recent failures by signature</h2>
-      {h.stats.failure_groups.length
-        ? (
-          <table class="table">
-            <thead>
-              <tr>
-                <th>Signature</th>
-                <th class="num">Runs</th>
-                <th>Last seen</th>
-                <th>Latest run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {h.stats.failure_groups.map((g) => (
-                <tr key={g.signature} data-signature={g.signature}>
-                  <td>
-                    <StatusBadge status={signatureOutcome(g.signature)} />{" "}
-                    <code>{g.signature}</code>
-                  </td>
-                  <td class="num">{g.count}</td>
-                  <td>
-                    <Time iso={g.last_ended_at} />
-                  </td>
-                  <td>
-                    <Link to={withRoute(route, { tab: "trace", run: g.last_run_id })} class="mono">
-                      {shortId(g.last_run_id)}
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-        : s.total
-        ? <p class="muted">No failures among the recent runs.</p>
-        : (
-          <Empty title="No runs yet">
-            <p>
-              Ask the copilot to run it (“Run it with ‘hello’”), or from a terminal:{" "}
-              <code>framework run {h.dir} --input "hello"</code>.
-            </p>
-          </Empty>
-        )}
+      <FailureGroups harness={h} />
       {((h.spec?.mcp_servers as unknown[] | undefined) ?? []).length
         ? <McpServers harnessId={h.id} servers={h.spec!.mcp_servers as { name: string }[]} />
         : null}
-      {h.peers.length
-        ? (
-          <section class="peers" data-testid="peers">
-            <h3 class="detail-title">Peers it may delegate to</h3>
-            <ul>
-              {h.peers.map((p) => (
-                <li key={p.peer} data-peer={p.peer}>
-                  <strong>{p.peer}</strong> {formatPercent(p.fitness.success_rate)} over{" "}
-                  {p.fitness.runs} runs
-                  {p.eligible ? "" : <span class="muted small">· {p.reason}</span>}
-                </li>
-              ))}
-            </ul>
-          </section>
-        )
-        : null}
+      {h.peers.length ? <Peers harness={h} /> : null}
     </div>
+  );
+}
+
+/** Who the harness is: name, id, model, spec version, how often it evolved, its folder. */
+function Facts(props: { harness: HarnessDetail }) {
+  const h = props.harness;
+  const model = h.spec?.model as { provider?: string; name?: string } | undefined;
+  const version = h.spec_version;
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Name</dt>
+        <dd>{(h.spec?.name as string) ?? h.id}</dd>
+      </div>
+      <div>
+        <dt>Id</dt>
+        <dd>
+          <code>{h.id}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Model</dt>
+        <dd>
+          <code>{model ? `${model.provider}:${model.name ?? "—"}` : "—"}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Spec version</dt>
+        <dd>
+          <code title={version ?? ""}>{version ? version.slice(0, 12) : "—"}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Evolved</dt>
+        <dd>{h.evolved} {h.evolved === 1 ? "proposal" : "proposals"} applied</dd>
+      </div>
+      <div>
+        <dt>Folder</dt>
+        <dd>
+          <code class="path" title={h.dir}>{h.dir}</code>
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** How the runs ended: a bar of the statuses, and a legend that opens Runs filtered by each. */
+function Outcomes(props: { harness: HarnessDetail }) {
+  const route = useStore().route.value;
+  const s = props.harness.stats.runs;
+  return (
+    <div class="outcomes" aria-label="Outcomes">
+      <div
+        class="bar"
+        role="img"
+        aria-label={RUN_STATUSES.map((k) => `${k} ${s.by_status[k]}`).join(", ")}
+      >
+        {RUN_STATUSES.filter((k) => s.by_status[k]).map((k) => (
+          <span key={k} class={`bar-seg seg-${k}`} style={{ flexGrow: s.by_status[k] }} />
+        ))}
+      </div>
+      <ul class="legend">
+        {RUN_STATUSES.map((k) => (
+          <li key={k}>
+            <Link to={withRoute(route, { tab: "runs", query: { status: k } })}>
+              <StatusBadge status={k} /> {s.by_status[k]}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The recent failures grouped by signature, each with its latest run; or why there are none. */
+function FailureGroups(props: { harness: HarnessDetail }) {
+  const route = useStore().route.value;
+  const h = props.harness;
+  if (h.stats.failure_groups.length) {
+    return (
+      <table class="table">
+        <thead>
+          <tr>
+            <th>Signature</th>
+            <th class="num">Runs</th>
+            <th>Last seen</th>
+            <th>Latest run</th>
+          </tr>
+        </thead>
+        <tbody>
+          {h.stats.failure_groups.map((g) => (
+            <tr key={g.signature} data-signature={g.signature}>
+              <td>
+                <StatusBadge status={signatureOutcome(g.signature)} /> <code>{g.signature}</code>
+              </td>
+              <td class="num">{g.count}</td>
+              <td>
+                <Time iso={g.last_ended_at} />
+              </td>
+              <td>
+                <Link to={withRoute(route, { tab: "trace", run: g.last_run_id })} class="mono">
+                  {shortId(g.last_run_id)}
+                </Link>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  if (h.stats.runs.total) return <p class="muted">No failures among the recent runs.</p>;
+  return (
+    <Empty title="No runs yet">
+      <p>
+        Ask the copilot to run it (“Run it with ‘hello’”), or from a terminal:{" "}
+        <code>framework run {h.dir} --input "hello"</code>.
+      </p>
+    </Empty>
+  );
+}
+
+/** The peers the harness may delegate to, with their fitness (and why one is not eligible). */
+function Peers(props: { harness: HarnessDetail }) {
+  return (
+    <section class="peers" data-testid="peers">
+      <h3 class="detail-title">Peers it may delegate to</h3>
+      <ul>
+        {props.harness.peers.map((p) => (
+          <li key={p.peer} data-peer={p.peer}>
+            <strong>{p.peer}</strong> {formatPercent(p.fitness.success_rate)} over {p.fitness.runs}
+            {" "}
+            runs
+            {p.eligible ? "" : <span class="muted small">· {p.reason}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

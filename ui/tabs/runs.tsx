@@ -20,6 +20,7 @@ import { paths, RUNS_PAGE } from "../paths.ts";
 import { routeHref, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { elapsedSince, useLiveRows, useNow } from "../live_runs.ts";
+import type { RunTally } from "../../lib/run_tally.ts";
 import type { HarnessDetail, RunListRow } from "../types.ts";
 
 const FILTERS = ["", ...RUN_STATUSES, "running"];
@@ -78,144 +79,195 @@ export function Runs(props: { harness: HarnessDetail }) {
       {!runs.data ? <Pending error={runs.error} what="the runs" /> : rows.length
         ? (
           <>
-            <table class="table runs-table">
-              <colgroup>
-                <col class="c-run" />
-                <col class="c-outcome" />
-                <col class="c-cost" />
-                <col class="c-turns" />
-                <col class="c-duration" />
-                <col class="c-started" />
-                <col class="c-input" />
-                <col class="c-actions" />
-              </colgroup>
-              <thead>
-                <tr>
-                  <th>Run</th>
-                  <th>Outcome</th>
-                  <th class="num">Cost</th>
-                  <th class="num">Turns</th>
-                  <th class="num">Duration</th>
-                  <th>Started</th>
-                  <th>Input</th>
-                  <th class="row-actions" aria-label="Actions" />
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r, i) => {
-                  const to = withRoute(route, { tab: "trace", run: r.run_id });
-                  const running = r.status === "running";
-                  const tally = running ? tallies.get(r.run_id) : undefined;
-                  return (
-                    <tr
-                      key={r.run_id}
-                      class={`clickable ${i === cursor ? "cursor" : ""} ${
-                        r.run_id === route.run ? "selected" : ""
-                      }`}
-                      data-run-id={r.run_id}
-                      onClick={(ev) => {
-                        if ((ev.target as HTMLElement).closest("a, button")) return;
-                        store.navigate(to);
-                      }}
-                    >
-                      <td>
-                        <a
-                          class="mono"
-                          href={routeHref(to)}
-                          title={r.run_id}
-                          onClick={(ev) => {
-                            if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
-                            ev.preventDefault();
-                            store.navigate(to);
-                          }}
-                        >
-                          {shortId(r.run_id)}
-                        </a>
-                      </td>
-                      <td>
-                        {r.live_state
-                          ? (
-                            <span class="live-run" data-testid="live-run">
-                              <span class="pulse" aria-hidden="true" />
-                              <RunStatusBadge status={r.status} reason={r.reason} />
-                              {r.live_state.playbook
-                                ? (
-                                  <span
-                                    class="live-mode muted small"
-                                    title={`Mode: ${r.live_state.playbook}`}
-                                  >
-                                    {r.live_state.playbook}
-                                  </span>
-                                )
-                                : null}
-                            </span>
-                          )
-                          : <RunStatusBadge status={r.status} reason={r.reason} />}
-                      </td>
-                      <td class="num">{formatCost(tally?.cost_usd ?? r.cost_usd)}</td>
-                      <td class="num">{tally?.turns ?? r.turns}</td>
-                      <td class="num">
-                        {formatDuration(
-                          running ? elapsedSince(r.started_at, now) : r.duration_ms,
-                        )}
-                      </td>
-                      <td>
-                        <Time iso={r.started_at} />
-                      </td>
-                      <td class="excerpt" title={r.input_excerpt}>
-                        {oneLine(r.input_excerpt, 60)}
-                      </td>
-                      <td class="row-actions">
-                        {r.status === "running" ? null : (
-                          <button
-                            type="button"
-                            class="icon-button"
-                            title="Add this run to an eval set"
-                            data-testid="add-to-eval"
-                            onClick={() => setAdding(r.run_id)}
-                          >
-                            <Icon name="plus" label="Add this run to an eval set" />
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-            <div class="pager">
-              {before
-                ? <Link to={withRoute(route, { query: { before: "" } })}>← Newest</Link>
-                : <span />}
-              {rows.length === RUNS_PAGE
-                ? (
-                  <Link to={withRoute(route, { query: { before: rows.at(-1)!.run_id } })}>
-                    Older →
-                  </Link>
-                )
-                : <span class="muted">{before ? "No older runs" : ""}</span>}
-            </div>
+            <RunsTable rows={rows} cursor={cursor} tallies={tallies} now={now} onAdd={setAdding} />
+            <Pager rows={rows} before={before} />
           </>
         )
-        : (
-          <Empty title={status ? `No ${status.replace(/_/g, " ")} runs` : "No runs yet"}>
-            {status
-              ? (
-                <p>
-                  <Link to={withRoute(route, { query: { status: "", before: "" } })}>
-                    Show all runs
-                  </Link>
-                </p>
-              )
-              : (
-                <p>
-                  Ask the copilot to run this harness, or run{" "}
-                  <code>framework run {props.harness.dir} --input "…"</code>{" "}
-                  in a terminal. Runs appear here as they start.
-                </p>
-              )}
-          </Empty>
-        )}
+        : <NoRuns status={status} dir={props.harness.dir} />}
     </div>
+  );
+}
+
+/** The runs of a page, one row each; the row under the cursor (j/k) and the open run marked. */
+function RunsTable(props: {
+  rows: RunListRow[];
+  cursor: number;
+  tallies: ReadonlyMap<string, RunTally>;
+  now: number | null;
+  onAdd: (runId: string) => void;
+}) {
+  return (
+    <table class="table runs-table">
+      <colgroup>
+        <col class="c-run" />
+        <col class="c-outcome" />
+        <col class="c-cost" />
+        <col class="c-turns" />
+        <col class="c-duration" />
+        <col class="c-started" />
+        <col class="c-input" />
+        <col class="c-actions" />
+      </colgroup>
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Outcome</th>
+          <th class="num">Cost</th>
+          <th class="num">Turns</th>
+          <th class="num">Duration</th>
+          <th>Started</th>
+          <th>Input</th>
+          <th class="row-actions" aria-label="Actions" />
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((r, i) => (
+          <RunRow
+            key={r.run_id}
+            run={r}
+            atCursor={i === props.cursor}
+            tally={r.status === "running" ? props.tallies.get(r.run_id) : undefined}
+            now={props.now}
+            onAdd={props.onAdd}
+          />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * One run: a click (or its id) opens it in Trace; a live run shows its cost and turns so far and a
+ * ticking duration; a finished one can be added to an eval set.
+ */
+function RunRow(props: {
+  run: RunListRow;
+  atCursor: boolean;
+  tally: RunTally | undefined;
+  now: number | null;
+  onAdd: (runId: string) => void;
+}) {
+  const store = useStore();
+  const route = store.route.value;
+  const r = props.run;
+  const tally = props.tally;
+  const to = withRoute(route, { tab: "trace", run: r.run_id });
+  const running = r.status === "running";
+  return (
+    <tr
+      class={`clickable ${props.atCursor ? "cursor" : ""} ${
+        r.run_id === route.run ? "selected" : ""
+      }`}
+      data-run-id={r.run_id}
+      onClick={(ev) => {
+        if ((ev.target as HTMLElement).closest("a, button")) return;
+        store.navigate(to);
+      }}
+    >
+      <td>
+        <a
+          class="mono"
+          href={routeHref(to)}
+          title={r.run_id}
+          onClick={(ev) => {
+            if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+            ev.preventDefault();
+            store.navigate(to);
+          }}
+        >
+          {shortId(r.run_id)}
+        </a>
+      </td>
+      <td>
+        <RunOutcome run={r} />
+      </td>
+      <td class="num">{formatCost(tally?.cost_usd ?? r.cost_usd)}</td>
+      <td class="num">{tally?.turns ?? r.turns}</td>
+      <td class="num">
+        {formatDuration(running ? elapsedSince(r.started_at, props.now) : r.duration_ms)}
+      </td>
+      <td>
+        <Time iso={r.started_at} />
+      </td>
+      <td class="excerpt" title={r.input_excerpt}>
+        {oneLine(r.input_excerpt, 60)}
+      </td>
+      <td class="row-actions">
+        {r.status === "running" ? null : (
+          <button
+            type="button"
+            class="icon-button"
+            title="Add this run to an eval set"
+            data-testid="add-to-eval"
+            onClick={() => props.onAdd(r.run_id)}
+          >
+            <Icon name="plus" label="Add this run to an eval set" />
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** A run's outcome; a live run pulses and shows the mode (playbook) it is in. */
+function RunOutcome(props: { run: RunListRow }) {
+  const r = props.run;
+  if (!r.live_state) return <RunStatusBadge status={r.status} reason={r.reason} />;
+  return (
+    <span class="live-run" data-testid="live-run">
+      <span class="pulse" aria-hidden="true" />
+      <RunStatusBadge status={r.status} reason={r.reason} />
+      {r.live_state.playbook
+        ? (
+          <span class="live-mode muted small" title={`Mode: ${r.live_state.playbook}`}>
+            {r.live_state.playbook}
+          </span>
+        )
+        : null}
+    </span>
+  );
+}
+
+/** Back to the newest runs, and on to older ones while a page is full. */
+function Pager(props: { rows: RunListRow[]; before: string | undefined }) {
+  const route = useStore().route.value;
+  return (
+    <div class="pager">
+      {props.before
+        ? <Link to={withRoute(route, { query: { before: "" } })}>← Newest</Link>
+        : <span />}
+      {props.rows.length === RUNS_PAGE
+        ? (
+          <Link to={withRoute(route, { query: { before: props.rows.at(-1)!.run_id } })}>
+            Older →
+          </Link>
+        )
+        : <span class="muted">{props.before ? "No older runs" : ""}</span>}
+    </div>
+  );
+}
+
+/** No runs: under a filter, a way back to all runs; else how to start one. */
+function NoRuns(props: { status: string; dir: string }) {
+  const route = useStore().route.value;
+  const status = props.status;
+  return (
+    <Empty title={status ? `No ${status.replace(/_/g, " ")} runs` : "No runs yet"}>
+      {status
+        ? (
+          <p>
+            <Link to={withRoute(route, { query: { status: "", before: "" } })}>
+              Show all runs
+            </Link>
+          </p>
+        )
+        : (
+          <p>
+            Ask the copilot to run this harness, or run{" "}
+            <code>framework run {props.dir} --input "…"</code>{" "}
+            in a terminal. Runs appear here as they start.
+          </p>
+        )}
+    </Empty>
   );
 }

@@ -10,7 +10,7 @@
  */
 
 import { useMemo, useRef, useState } from "preact/hooks";
-import { frozenRootIn } from "../../lib/spec/frozen.ts";
+import { frozenRootIn } from "../../lib/frozen_root.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
@@ -48,13 +48,12 @@ function refreshSpec(store: Store, id: string): void {
 
 function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
   const { view } = props;
-  const store = useStore();
   const leaves = useMemo(() => leafPaths(props.harness.spec ?? {}), [props.harness.spec]);
   const [path, setPath] = useState("");
   const [value, setValue] = useState("");
   const formRef = useRef<HTMLFormElement>(null);
   const issueLines = new Set(view.issues.map((i) => i.line).filter((l) => l !== undefined));
-  const errors = view.issues.filter((i) => i.severity === "error");
+  const removal = useRemoveField(props.harness.id, view.frozen);
 
   /** Puts a field into the form, scrolls to it and focuses its value. */
   const edit = (p: string) => {
@@ -72,100 +71,9 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
     requestAnimationFrame(() => document.getElementById("field-value")?.focus());
   };
 
-  const [removing, setRemoving] = useState<string | null>(null);
-  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
-  const remove = async (p: string, confirmFrozen = false) => {
-    // A frozen field is asked about before anything is sent.
-    if (!confirmFrozen && frozenRootIn(p, view.frozen)) {
-      setConfirmRemove(p);
-      return;
-    }
-    setRemoving(p);
-    try {
-      await callApi(
-        store.fetcher,
-        `${paths.harness(props.harness.id)}/remove`,
-        jsonBody("POST", { path: p, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
-      );
-      setConfirmRemove(null);
-      refreshSpec(store, props.harness.id);
-      store.notify(`Removed ${p}`);
-    } catch (err) {
-      store.notify((err as Error).message, "error");
-    } finally {
-      setRemoving(null);
-    }
-  };
-
   return (
     <div class="spec" data-testid="spec">
-      {view.issues.length
-        ? (
-          <section class="spec-problems" aria-labelledby="spec-problems-title">
-            <h2 class="section-title" id="spec-problems-title">
-              {errors.length
-                ? `${errors.length} ${errors.length === 1 ? "problem" : "problems"} to fix`
-                : "Warnings"}
-            </h2>
-            {errors.length
-              ? (
-                <p class="muted small">
-                  The harness cannot run until these are fixed. Each edit is saved when it adds no
-                  new problem, so you can fix them one at a time, here or in the text below.
-                </p>
-              )
-              : null}
-            <ul class="issues" aria-label="Problems in harness.yaml">
-              {view.issues.map((i, k) => {
-                const unknownKey = /^Unknown key /.test(i.message) && !!i.path;
-                return (
-                  <li key={k} class={`issue issue-${i.severity}`} data-issue={i.path}>
-                    <div>
-                      <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
-                      {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
-                    </div>
-                    {i.path && i.severity === "error"
-                      ? (
-                        <div class="issue-actions">
-                          {unknownKey && confirmRemove === i.path
-                            ? (
-                              <ConfirmFrozen
-                                roots={[frozenRootIn(i.path, view.frozen) ?? i.path]}
-                                busy={removing === i.path}
-                                onConfirm={() => void remove(i.path, true)}
-                                onCancel={() => setConfirmRemove(null)}
-                              />
-                            )
-                            : unknownKey
-                            ? (
-                              <button
-                                type="button"
-                                class="link-button"
-                                disabled={removing === i.path}
-                                onClick={() => void remove(i.path)}
-                              >
-                                Remove <code>{i.path}</code>
-                              </button>
-                            )
-                            : (
-                              <button
-                                type="button"
-                                class="link-button"
-                                onClick={() => edit(i.path)}
-                              >
-                                Fix <code>{i.path}</code>
-                              </button>
-                            )}
-                        </div>
-                      )
-                      : null}
-                  </li>
-                );
-              })}
-            </ul>
-          </section>
-        )
-        : null}
+      {view.issues.length ? <SpecProblems view={view} removal={removal} edit={edit} /> : null}
       <div class="spec-text">
         <TextEditor
           harness={props.harness}
@@ -184,49 +92,186 @@ function SpecBody(props: { harness: HarnessDetail; view: SpecView }) {
           setPath={setPath}
           setValue={setValue}
         />
-        <h2 class="section-title">Fields</h2>
-        <table class="table fields">
-          <tbody>
-            {leaves.map(([p, v]) => {
-              const frozen = frozenRootIn(p, view.frozen);
-              return (
-                <tr key={p} class={frozen ? "frozen" : ""} data-path={p}>
-                  <td>
-                    {/* The path is cut in its middle, never its last key nor the mark after it. */}
-                    <span class="field-path">
-                      <PathCode path={p} />
-                      {frozen
-                        ? (
-                          <span
-                            class="frozen-mark"
-                            title={`Frozen safety field (${frozen}): you can change it after confirming; proposals, the copilot and the control plane never can`}
-                          >
-                            <Icon name="lock" size={12} /> frozen
-                          </span>
-                        )
-                        : null}
-                    </span>
-                  </td>
-                  <td class="excerpt" title={typeof v === "string" ? v : JSON.stringify(v)}>
-                    {oneLine(v, 40)}
-                  </td>
-                  <td class="act">
-                    <button type="button" class="link-button" onClick={() => edit(p)}>
-                      Edit
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        <p class="muted small">
-          <Icon name="lock" size={12} />{" "}
-          Frozen safety fields ({view.frozen.join(", ")}) are never written by proposals, the
-          copilot or the control plane. Here you can change them after confirming.
-        </p>
+        <FieldTable leaves={leaves} frozen={view.frozen} edit={edit} />
       </div>
     </div>
+  );
+}
+
+/** Removing a field (an unknown key): which one is being removed, and which one awaits a confirmation. */
+interface FieldRemoval {
+  remove: (path: string, confirmFrozen?: boolean) => Promise<void>;
+  removing: string | null;
+  confirmRemove: string | null;
+  setConfirmRemove: (path: string | null) => void;
+}
+
+/** Removes a field (an unknown key) through the construction API; a frozen one is confirmed first. */
+function useRemoveField(harnessId: string, frozenRoots: string[]): FieldRemoval {
+  const store = useStore();
+  const [removing, setRemoving] = useState<string | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
+  const remove = async (p: string, confirmFrozen = false) => {
+    // A frozen field is asked about before anything is sent.
+    if (!confirmFrozen && frozenRootIn(p, frozenRoots)) {
+      setConfirmRemove(p);
+      return;
+    }
+    setRemoving(p);
+    try {
+      await callApi(
+        store.fetcher,
+        `${paths.harness(harnessId)}/remove`,
+        jsonBody("POST", { path: p, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
+      );
+      setConfirmRemove(null);
+      refreshSpec(store, harnessId);
+      store.notify(`Removed ${p}`);
+    } catch (err) {
+      store.notify((err as Error).message, "error");
+    } finally {
+      setRemoving(null);
+    }
+  };
+  return { remove, removing, confirmRemove, setConfirmRemove };
+}
+
+/** The spec's problems, errors first counted: each error with the edit that fixes it. */
+function SpecProblems(props: {
+  view: SpecView;
+  removal: FieldRemoval;
+  edit: (path: string) => void;
+}) {
+  const { view } = props;
+  const errors = view.issues.filter((i) => i.severity === "error");
+  return (
+    <section class="spec-problems" aria-labelledby="spec-problems-title">
+      <h2 class="section-title" id="spec-problems-title">
+        {errors.length
+          ? `${errors.length} ${errors.length === 1 ? "problem" : "problems"} to fix`
+          : "Warnings"}
+      </h2>
+      {errors.length
+        ? (
+          <p class="muted small">
+            The harness cannot run until these are fixed. Each edit is saved when it adds no new
+            problem, so you can fix them one at a time, here or in the text below.
+          </p>
+        )
+        : null}
+      <ul class="issues" aria-label="Problems in harness.yaml">
+        {view.issues.map((i, k) => (
+          <li key={k} class={`issue issue-${i.severity}`} data-issue={i.path}>
+            <div>
+              <strong>{i.severity}</strong> <code>{i.path || "(file)"}</code>
+              {i.line ? <span class="muted">line {i.line}</span> : null}: {i.message}
+            </div>
+            {i.path && i.severity === "error"
+              ? (
+                <div class="issue-actions">
+                  <IssueFix
+                    path={i.path}
+                    unknownKey={/^Unknown key /.test(i.message)}
+                    frozen={view.frozen}
+                    removal={props.removal}
+                    edit={props.edit}
+                  />
+                </div>
+              )
+              : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** What fixes one error: an unknown key is removed (a frozen one after confirming); else Fix. */
+function IssueFix(props: {
+  path: string;
+  unknownKey: boolean;
+  frozen: string[];
+  removal: FieldRemoval;
+  edit: (path: string) => void;
+}) {
+  const { path, removal } = props;
+  if (props.unknownKey && removal.confirmRemove === path) {
+    return (
+      <ConfirmFrozen
+        roots={[frozenRootIn(path, props.frozen) ?? path]}
+        busy={removal.removing === path}
+        onConfirm={() => void removal.remove(path, true)}
+        onCancel={() => removal.setConfirmRemove(null)}
+      />
+    );
+  }
+  if (props.unknownKey) {
+    return (
+      <button
+        type="button"
+        class="link-button"
+        disabled={removal.removing === path}
+        onClick={() => void removal.remove(path)}
+      >
+        Remove <code>{path}</code>
+      </button>
+    );
+  }
+  return (
+    <button type="button" class="link-button" onClick={() => props.edit(path)}>
+      Fix <code>{path}</code>
+    </button>
+  );
+}
+
+/** Every field of the spec with its value and Edit; frozen safety fields marked. */
+function FieldTable(
+  props: { leaves: [string, unknown][]; frozen: string[]; edit: (path: string) => void },
+) {
+  return (
+    <>
+      <h2 class="section-title">Fields</h2>
+      <table class="table fields">
+        <tbody>
+          {props.leaves.map(([p, v]) => {
+            const frozen = frozenRootIn(p, props.frozen);
+            return (
+              <tr key={p} class={frozen ? "frozen" : ""} data-path={p}>
+                <td>
+                  {/* The path is cut in its middle, never its last key nor the mark after it. */}
+                  <span class="field-path">
+                    <PathCode path={p} />
+                    {frozen
+                      ? (
+                        <span
+                          class="frozen-mark"
+                          title={`Frozen safety field (${frozen}): you can change it after confirming; proposals, the copilot and the control plane never can`}
+                        >
+                          <Icon name="lock" size={12} /> frozen
+                        </span>
+                      )
+                      : null}
+                  </span>
+                </td>
+                <td class="excerpt" title={typeof v === "string" ? v : JSON.stringify(v)}>
+                  {oneLine(v, 40)}
+                </td>
+                <td class="act">
+                  <button type="button" class="link-button" onClick={() => props.edit(p)}>
+                    Edit
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <p class="muted small">
+        <Icon name="lock" size={12} />{" "}
+        Frozen safety fields ({props.frozen.join(", ")}) are never written by proposals, the copilot
+        or the control plane. Here you can change them after confirming.
+      </p>
+    </>
   );
 }
 
@@ -303,33 +348,16 @@ function TextEditor(
 
   if (!editing) {
     return (
-      <>
-        <div class="section-head">
-          <h2 class="section-title">harness.yaml</h2>
-          <button
-            type="button"
-            class="button"
-            data-testid="edit-text"
-            onClick={() => {
-              setText(props.view.text);
-              setError(null);
-              setConfirmRoots(null);
-              setEditing(true);
-            }}
-          >
-            Edit as text
-          </button>
-        </div>
-        <pre
-          class="yaml"
-          aria-label="harness.yaml"
-        ><code>{props.view.text.replace(/\n$/, "").split("\n").map((line, i) => (
-          <span key={i} class={props.issueLines.has(i + 1) ? "line line-issue" : "line"}>
-            <span class="ln" aria-hidden="true">{i + 1}</span>
-            {line + "\n"}
-          </span>
-        ))}</code></pre>
-      </>
+      <YamlText
+        text={props.view.text}
+        issueLines={props.issueLines}
+        onEdit={() => {
+          setText(props.view.text);
+          setError(null);
+          setConfirmRoots(null);
+          setEditing(true);
+        }}
+      />
     );
   }
   return (
@@ -385,6 +413,31 @@ function TextEditor(
         </button>
       </div>
     </form>
+  );
+}
+
+/** `harness.yaml` as it is on disk, its problem lines marked, and the button that edits it. */
+function YamlText(
+  props: { text: string; issueLines: Set<number | undefined>; onEdit: () => void },
+) {
+  return (
+    <>
+      <div class="section-head">
+        <h2 class="section-title">harness.yaml</h2>
+        <button type="button" class="button" data-testid="edit-text" onClick={props.onEdit}>
+          Edit as text
+        </button>
+      </div>
+      <pre
+        class="yaml"
+        aria-label="harness.yaml"
+      ><code>{props.text.replace(/\n$/, "").split("\n").map((line, i) => (
+        <span key={i} class={props.issueLines.has(i + 1) ? "line line-issue" : "line"}>
+          <span class="ln" aria-hidden="true">{i + 1}</span>
+          {line + "\n"}
+        </span>
+      ))}</code></pre>
+    </>
   );
 }
 
@@ -446,17 +499,7 @@ function EditForm(props: {
     setBusy(true);
     setError(null);
     try {
-      const r = await callApi<
-        { path: string; old: unknown; new: unknown; changed: boolean; valid?: boolean }
-      >(
-        store.fetcher,
-        `${paths.harness(props.harness.id)}/set`,
-        jsonBody("POST", {
-          path,
-          value: parsed,
-          ...(confirmFrozen ? { confirm_frozen: true } : {}),
-        }),
-      );
+      const r = await setField(store, props.harness.id, path, parsed, confirmFrozen);
       setConfirmRoot(null);
       refreshSpec(store, props.harness.id);
       store.notify(
@@ -511,25 +554,7 @@ function EditForm(props: {
           {props.leaves.map(([p]) => <option key={p} value={p} />)}
         </datalist>
       </label>
-      <div id="field-path-note" class="field-note" aria-live="polite">
-        {frozen
-          ? (
-            <p class="frozen-note" data-testid="frozen-note">
-              <Icon name="lock" size={13} /> <code>{path}</code>{" "}
-              is a frozen safety field (<code>{frozen}</code>): proposals, the copilot and the
-              control plane can never change it. You can, after confirming.
-            </p>
-          )
-          : current
-          ? (
-            <p class="muted">
-              Now: <code>{oneLine(current[1], 60)}</code>
-            </p>
-          )
-          : path
-          ? <p class="muted">A new field (the schema checks it when you save).</p>
-          : null}
-      </div>
+      <FieldPathNote path={path} frozen={frozen} current={current} />
       <label class="field">
         <span>Value</span>
         <textarea
@@ -556,17 +581,7 @@ function EditForm(props: {
           }}
         />
       </label>
-      <div id="field-value-note" class="field-note">
-        {error
-          ? <p class="field-error" role="alert" data-testid="field-error">{error}</p>
-          : props.value
-          ? (
-            <p class="muted">
-              Written as {describe(parsed)}. Quote it (<code>"12"</code>) to write text.
-            </p>
-          )
-          : null}
-      </div>
+      <FieldValueNote error={error} value={props.value} parsed={parsed} />
       {confirmRoot
         ? (
           <ConfirmFrozen
@@ -578,6 +593,65 @@ function EditForm(props: {
         )
         : <button type="submit" class="primary" disabled={busy || !path}>Save</button>}
     </form>
+  );
+}
+
+/** Writes one field through the construction API (`POST …/set`). */
+function setField(
+  store: Store,
+  harnessId: string,
+  path: string,
+  value: unknown,
+  confirmFrozen: boolean,
+) {
+  return callApi<{ path: string; old: unknown; new: unknown; changed: boolean; valid?: boolean }>(
+    store.fetcher,
+    `${paths.harness(harnessId)}/set`,
+    jsonBody("POST", { path, value, ...(confirmFrozen ? { confirm_frozen: true } : {}) }),
+  );
+}
+
+/** What the path in the form is: a frozen safety field, a field with its value now, or a new one. */
+function FieldPathNote(
+  props: { path: string; frozen: string | undefined; current: [string, unknown] | undefined },
+) {
+  return (
+    <div id="field-path-note" class="field-note" aria-live="polite">
+      {props.frozen
+        ? (
+          <p class="frozen-note" data-testid="frozen-note">
+            <Icon name="lock" size={13} /> <code>{props.path}</code>{" "}
+            is a frozen safety field (<code>{props.frozen}</code>): proposals, the copilot and the
+            control plane can never change it. You can, after confirming.
+          </p>
+        )
+        : props.current
+        ? (
+          <p class="muted">
+            Now: <code>{oneLine(props.current[1], 60)}</code>
+          </p>
+        )
+        : props.path
+        ? <p class="muted">A new field (the schema checks it when you save).</p>
+        : null}
+    </div>
+  );
+}
+
+/** The value's error, or how the value will be written (its type). */
+function FieldValueNote(props: { error: string | null; value: string; parsed: unknown }) {
+  return (
+    <div id="field-value-note" class="field-note">
+      {props.error
+        ? <p class="field-error" role="alert" data-testid="field-error">{props.error}</p>
+        : props.value
+        ? (
+          <p class="muted">
+            Written as {describe(props.parsed)}. Quote it (<code>"12"</code>) to write text.
+          </p>
+        )
+        : null}
+    </div>
   );
 }
 

@@ -22,7 +22,7 @@ import { paths, TRACE_PAGE, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { elapsedSince, useLiveRows, useNow, useRunFrames } from "../live_runs.ts";
-import { runTally } from "../../lib/journal/tally.ts";
+import { runTally } from "../../lib/run_tally.ts";
 import { RunSwitches, SteerBox } from "../components/live_controls.tsx";
 import { RunPanel } from "../components/run_panel.tsx";
 import {
@@ -276,104 +276,19 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
   };
   useShortcuts({ j: () => move(1), k: () => move(-1) });
 
-  const toggle = (type: string) => {
-    const next = new Set(types ?? []);
-    if (next.has(type)) next.delete(type);
-    else next.add(type);
-    store.navigate(
-      withRoute(route, { query: { types: [...next].join(",") } }),
-      { replace: true },
-    );
-  };
-
   const live = currentState(trace, events);
-  // A live run's row has no cost, turns or duration yet: its events so far and the clock say them.
-  const now = useNow(trace.live);
-  const tally = useMemo(() => trace.live ? runTally(events) : null, [trace.live, events]);
-  const figures = tally
-    ? { ...tally, duration_ms: elapsedSince(run.started_at, now) }
-    : { cost_usd: run.cost_usd, turns: run.turns, duration_ms: run.duration_ms };
-  // A resumed fork: its replayed prefix is dimmed and its first live event marked.
-  const lastReplayed = events.findLast((e) => e.type === "replayed")?.seq;
-  const reentrySeq = lastReplayed === undefined
-    ? null
-    : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
-  const controlTypes = CONTROL_TYPES.filter((t) => counts.has(t));
-  const delegationTypes = DELEGATION_TYPES.filter((t) => counts.has(t));
-  const delegationOn = delegationTypes.length > 0 && delegationTypes.every((t) => types?.has(t));
-  const toggleDelegation = () => {
-    const next = new Set(types ?? []);
-    for (const t of delegationTypes) delegationOn ? next.delete(t) : next.add(t);
-    store.navigate(withRoute(route, { query: { types: [...next].join(",") } }), { replace: true });
-  };
-  const controlsOn = controlTypes.length > 0 && controlTypes.every((t) => types?.has(t));
-  const toggleControls = () => {
-    const next = new Set(types ?? []);
-    for (const t of controlTypes) controlsOn ? next.delete(t) : next.add(t);
-    store.navigate(withRoute(route, { query: { types: [...next].join(",") } }), { replace: true });
-  };
+  const figures = useRunFigures(trace, events);
 
   return (
     <div class="trace" data-testid="trace" data-complete={props.complete ? "true" : "false"}>
-      <div class="trace-head">
-        <div class="trace-run">
-          <code class="mono" title={run.run_id}>{run.run_id}</code>
-          <RunStatusBadge status={trace.live ? "running" : run.status} reason={run.reason} />
-        </div>
-        <div class="trace-actions">
-          {trace.live ? null : (
-            <button
-              type="button"
-              data-testid="add-to-eval"
-              aria-expanded={addingCase}
-              onClick={() => setAddingCase(!addingCase)}
-            >
-              <Icon name="plus" /> Add to eval set
-            </button>
-          )}
-          {trace.live ? null : (
-            <a
-              class="button"
-              href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
-              download
-            >
-              <Icon name="download" /> Export journal
-            </a>
-          )}
-        </div>
-        <div class="trace-stats">
-          <span class="kv" data-stat="cost">
-            <span>cost</span> {formatCost(figures.cost_usd)}
-          </span>
-          <span class="kv" data-stat="turns">
-            <span>turns</span> {figures.turns}
-          </span>
-          <span class="kv" data-stat="duration">
-            <span>duration</span> {formatDuration(figures.duration_ms)}
-          </span>
-          <span class="kv">
-            <span>started</span> <Time iso={run.started_at} />
-          </span>
-          <span class="kv">
-            <span>events</span> {Math.max(trace.event_count, events.length)}
-          </span>
-          <span class="kv">
-            <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
-          </span>
-          {counts.has("delegation_started")
-            ? (
-              <span class="kv" data-testid="delegation-stat">
-                <span>delegated</span> {counts.get("delegation_started")} · {formatCost(
-                  events.filter((e) => e.type === "delegation_finished").reduce(
-                    (n, e) => n + Number(e.payload.cost_usd ?? 0),
-                    0,
-                  ),
-                )}
-              </span>
-            )
-            : null}
-        </div>
-      </div>
+      <TraceHead
+        trace={trace}
+        events={events}
+        counts={counts}
+        figures={figures}
+        addingCase={addingCase}
+        onAddingCase={setAddingCase}
+      />
 
       {addingCase && !trace.live
         ? (
@@ -401,48 +316,12 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         )
         : null}
 
-      <div class="type-filters" role="group" aria-label="Filter events by type">
-        <button
-          type="button"
-          class={types ? "filter" : "filter active"}
-          aria-pressed={!types}
-          onClick={() =>
-            store.navigate(withRoute(route, { query: { types: "" } }), { replace: true })}
-        >
-          all <span class="count">{events.length}</span>
-        </button>
-        <FilterGroup
-          name="Delegation"
-          group="delegation"
-          title="Hand-offs to peers"
-          types={delegationTypes}
-          counts={counts}
-          on={delegationOn}
-          onToggle={toggleDelegation}
-        />
-        <FilterGroup
-          name="Controls"
-          group="controls"
-          title="Steering, model and mode changes, stops"
-          types={controlTypes}
-          counts={counts}
-          on={controlsOn}
-          onToggle={toggleControls}
-        />
-        {[...counts].map(([type, n]) => (
-          <button
-            key={type}
-            type="button"
-            class={types?.has(type) ? `filter active type-${type}` : `filter type-${type}`}
-            aria-pressed={!!types?.has(type)}
-            data-type={type}
-            onClick={() => toggle(type)}
-          >
-            {type} <span class="count">{n}</span>
-          </button>
-        ))}
-        {props.complete ? null : <span class="muted">loading all {trace.event_count} events…</span>}
-      </div>
+      <TypeFilters
+        events={events}
+        counts={counts}
+        types={types}
+        loading={props.complete ? null : trace.event_count}
+      />
 
       <div class="trace-split">
         <EventList
@@ -452,33 +331,218 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           brokenAt={trace.integrity.broken_at}
           onSelect={select}
           onMove={move}
-          reentrySeq={reentrySeq}
+          reentrySeq={reentrySeqOf(events)}
           onFork={(e) => {
             select(e);
             requestAnimationFrame(() => document.getElementById(FORK_NAME_ID)?.focus());
           }}
         />
-        <div class="event-detail" aria-live="polite">
-          {selected
-            ? (
-              <EventDetail
-                event={selected}
-                previous={events[events.indexOf(selected) - 1]}
-                start={start}
-                runId={run.run_id}
-              />
-            )
-            : (
-              <Empty title="Select an event">
-                <p>
-                  Click an event, or use <kbd>j</kbd> and{" "}
-                  <kbd>k</kbd>, to see its payload and timing. At a model call you also see the
-                  context the model was given.
-                </p>
-              </Empty>
-            )}
-        </div>
+        <EventDetailPane selected={selected} events={events} start={start} runId={run.run_id} />
       </div>
+    </div>
+  );
+}
+
+/** The selected event's payload, timing and context; or how to select one. */
+function EventDetailPane(props: {
+  selected: JournalEvent | undefined;
+  events: JournalEvent[];
+  start: number;
+  runId: string;
+}) {
+  return (
+    <div class="event-detail" aria-live="polite">
+      {props.selected
+        ? (
+          <EventDetail
+            event={props.selected}
+            previous={props.events[props.events.indexOf(props.selected) - 1]}
+            start={props.start}
+            runId={props.runId}
+          />
+        )
+        : (
+          <Empty title="Select an event">
+            <p>
+              Click an event, or use <kbd>j</kbd> and{" "}
+              <kbd>k</kbd>, to see its payload and timing. At a model call you also see the context
+              the model was given.
+            </p>
+          </Empty>
+        )}
+    </div>
+  );
+}
+
+/** A run's cost, turns and duration as the trace head shows them. */
+interface RunFigures {
+  cost_usd: number;
+  turns: number;
+  duration_ms: number | null;
+}
+
+/**
+ * A run's figures: a finished run's from its row; a live run's row has no cost, turns or duration
+ * yet, so its events so far and the clock say them.
+ */
+function useRunFigures(trace: TraceView, events: JournalEvent[]): RunFigures {
+  const run = trace.run;
+  const now = useNow(trace.live);
+  const tally = useMemo(() => trace.live ? runTally(events) : null, [trace.live, events]);
+  return tally
+    ? { ...tally, duration_ms: elapsedSince(run.started_at, now) }
+    : { cost_usd: run.cost_usd, turns: run.turns, duration_ms: run.duration_ms };
+}
+
+/** A resumed fork's first live event (after its replayed prefix, which is dimmed), else null. */
+function reentrySeqOf(events: JournalEvent[]): number | null {
+  const lastReplayed = events.findLast((e) => e.type === "replayed")?.seq;
+  return lastReplayed === undefined ? null : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
+}
+
+/** The run's id and outcome, Add to eval set and Export (once it ended), and its figures. */
+function TraceHead(props: {
+  trace: TraceView;
+  events: JournalEvent[];
+  counts: Map<string, number>;
+  figures: RunFigures;
+  addingCase: boolean;
+  onAddingCase: (adding: boolean) => void;
+}) {
+  const { trace, events, counts, figures } = props;
+  const run = trace.run;
+  return (
+    <div class="trace-head">
+      <div class="trace-run">
+        <code class="mono" title={run.run_id}>{run.run_id}</code>
+        <RunStatusBadge status={trace.live ? "running" : run.status} reason={run.reason} />
+      </div>
+      <div class="trace-actions">
+        {trace.live ? null : (
+          <button
+            type="button"
+            data-testid="add-to-eval"
+            aria-expanded={props.addingCase}
+            onClick={() => props.onAddingCase(!props.addingCase)}
+          >
+            <Icon name="plus" /> Add to eval set
+          </button>
+        )}
+        {trace.live ? null : (
+          <a
+            class="button"
+            href={`/api/runs/${encodeURIComponent(run.run_id)}/export`}
+            download
+          >
+            <Icon name="download" /> Export journal
+          </a>
+        )}
+      </div>
+      <div class="trace-stats">
+        <span class="kv" data-stat="cost">
+          <span>cost</span> {formatCost(figures.cost_usd)}
+        </span>
+        <span class="kv" data-stat="turns">
+          <span>turns</span> {figures.turns}
+        </span>
+        <span class="kv" data-stat="duration">
+          <span>duration</span> {formatDuration(figures.duration_ms)}
+        </span>
+        <span class="kv">
+          <span>started</span> <Time iso={run.started_at} />
+        </span>
+        <span class="kv">
+          <span>events</span> {Math.max(trace.event_count, events.length)}
+        </span>
+        <span class="kv">
+          <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
+        </span>
+        {counts.has("delegation_started")
+          ? (
+            <span class="kv" data-testid="delegation-stat">
+              <span>delegated</span> {counts.get("delegation_started")} · {formatCost(
+                events.filter((e) => e.type === "delegation_finished").reduce(
+                  (n, e) => n + Number(e.payload.cost_usd ?? 0),
+                  0,
+                ),
+              )}
+            </span>
+          )
+          : null}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The filters by event type: all, the Delegation and Controls groups, and one per type the run
+ * has, each with its count; kept in the address (`types`). While the rest of a long trace loads,
+ * `loading` is how many events there are.
+ */
+function TypeFilters(props: {
+  events: JournalEvent[];
+  counts: Map<string, number>;
+  types: Set<string> | null;
+  loading: number | null;
+}) {
+  const store = useStore();
+  const route = store.route.value;
+  const { counts, types } = props;
+  const showTypes = (next: Set<string>) =>
+    store.navigate(withRoute(route, { query: { types: [...next].join(",") } }), { replace: true });
+  const toggle = (type: string) => {
+    const next = new Set(types ?? []);
+    if (next.has(type)) next.delete(type);
+    else next.add(type);
+    showTypes(next);
+  };
+  const group = (groupTypes: string[]) => {
+    const on = groupTypes.length > 0 && groupTypes.every((t) => types?.has(t));
+    const toggleGroup = () => {
+      const next = new Set(types ?? []);
+      for (const t of groupTypes) on ? next.delete(t) : next.add(t);
+      showTypes(next);
+    };
+    return { types: groupTypes, counts, on, onToggle: toggleGroup };
+  };
+  return (
+    <div class="type-filters" role="group" aria-label="Filter events by type">
+      <button
+        type="button"
+        class={types ? "filter" : "filter active"}
+        aria-pressed={!types}
+        onClick={() =>
+          store.navigate(withRoute(route, { query: { types: "" } }), { replace: true })}
+      >
+        all <span class="count">{props.events.length}</span>
+      </button>
+      <FilterGroup
+        name="Delegation"
+        group="delegation"
+        title="Hand-offs to peers"
+        {...group(DELEGATION_TYPES.filter((t) => counts.has(t)))}
+      />
+      <FilterGroup
+        name="Controls"
+        group="controls"
+        title="Steering, model and mode changes, stops"
+        {...group(CONTROL_TYPES.filter((t) => counts.has(t)))}
+      />
+      {[...counts].map(([type, n]) => (
+        <button
+          key={type}
+          type="button"
+          class={types?.has(type) ? `filter active type-${type}` : `filter type-${type}`}
+          aria-pressed={!!types?.has(type)}
+          data-type={type}
+          onClick={() => toggle(type)}
+        >
+          {type} <span class="count">{n}</span>
+        </button>
+      ))}
+      {props.loading === null
+        ? null
+        : <span class="muted">loading all {props.loading} events…</span>}
     </div>
   );
 }

@@ -51,48 +51,7 @@ export function Use(props: { harness: HarnessDetail }) {
     };
   }, [id, reload]);
 
-  // The bridge: one listener, answering only this tab's frame.
-  useEffect(() => {
-    const onMessage = async (e: MessageEvent) => {
-      const win = frame.current?.contentWindow;
-      if (!win || e.source !== win) return;
-      const reply = (message: unknown) => win.postMessage(message, "*");
-      const request = bridgeRequest(e.data, id);
-      if ("error" in request) return reply({ type: "framework:error", error: request.error });
-      try {
-        let body: Record<string, string>;
-        if ("file" in request) {
-          const stored = await callApi<{ path: string }>(
-            store.fetcher,
-            `${paths.uploads(id)}?name=${encodeURIComponent(request.file.name)}`,
-            {
-              method: "POST",
-              headers: { "content-type": "application/octet-stream" },
-              body: request.file.bytes as BodyInit,
-            },
-          );
-          body = { input_file: stored.path };
-        } else {
-          body = { input: request.input };
-        }
-        const result = await callApi<RunResult>(
-          store.fetcher,
-          paths.runsOf(id),
-          jsonBody("POST", body),
-        );
-        store.cache.refresh(paths.runs(id));
-        setLastRun(result);
-        reply({ type: "framework:result", result });
-      } catch (err) {
-        reply({
-          type: "framework:error",
-          error: err instanceof ApiError ? err.message : String(err),
-        });
-      }
-    };
-    addEventListener("message", onMessage);
-    return () => removeEventListener("message", onMessage);
-  }, [id]);
+  usePageBridge(frame, id, setLastRun);
 
   const [generate, generating] = useAction(async () => {
     await callApi(
@@ -162,6 +121,60 @@ export function Use(props: { harness: HarnessDetail }) {
       />
     </div>
   );
+}
+
+/**
+ * The bridge of the preview: one listener, answering only this tab's frame. A request runs this
+ * harness (a file is uploaded first and run as its `input_file`); the frame gets the result or the
+ * error, and `onRun` the result.
+ */
+function usePageBridge(
+  frame: { current: HTMLIFrameElement | null },
+  id: string,
+  onRun: (result: RunResult) => void,
+) {
+  const store = useStore();
+  useEffect(() => {
+    const onMessage = async (e: MessageEvent) => {
+      const win = frame.current?.contentWindow;
+      if (!win || e.source !== win) return;
+      const reply = (message: unknown) => win.postMessage(message, "*");
+      const request = bridgeRequest(e.data, id);
+      if ("error" in request) return reply({ type: "framework:error", error: request.error });
+      try {
+        let body: Record<string, string>;
+        if ("file" in request) {
+          const stored = await callApi<{ path: string }>(
+            store.fetcher,
+            `${paths.uploads(id)}?name=${encodeURIComponent(request.file.name)}`,
+            {
+              method: "POST",
+              headers: { "content-type": "application/octet-stream" },
+              body: request.file.bytes as BodyInit,
+            },
+          );
+          body = { input_file: stored.path };
+        } else {
+          body = { input: request.input };
+        }
+        const result = await callApi<RunResult>(
+          store.fetcher,
+          paths.runsOf(id),
+          jsonBody("POST", body),
+        );
+        store.cache.refresh(paths.runs(id));
+        onRun(result);
+        reply({ type: "framework:result", result });
+      } catch (err) {
+        reply({
+          type: "framework:error",
+          error: err instanceof ApiError ? err.message : String(err),
+        });
+      }
+    };
+    addEventListener("message", onMessage);
+    return () => removeEventListener("message", onMessage);
+  }, [id]);
 }
 
 /** The newest run the preview made, with its outcome and a link to its trace. */

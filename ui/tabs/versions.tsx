@@ -17,7 +17,7 @@ import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
-import { signatureOutcome } from "../../lib/runner/failure_signature.ts";
+import { signatureOutcome } from "../../lib/failure_signature.ts";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";

@@ -7,16 +7,16 @@
  */
 
 import assert from "node:assert/strict";
-import { openHive } from "../../lib/hive/open.ts";
-import type { JournalEvent } from "../../lib/journal/event.ts";
-import { runTally } from "../../lib/journal/tally.ts";
-import { parseJournal } from "../../lib/journal/verify.ts";
-import type { RunResult } from "../../lib/run_types.ts";
-import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
-import { createRunService, startRun } from "../../lib/runs/service.ts";
-import { trustFolder } from "../../lib/trust/store.ts";
-import { writeHarness } from "../helpers/harness.ts";
-import { tempDir, tempHome } from "../helpers/temp.ts";
+import { openHive } from "../lib/hive/open.ts";
+import type { JournalEvent } from "../lib/journal/event.ts";
+import { runTally } from "../lib/run_tally.ts";
+import { parseJournal } from "../lib/journal/verify.ts";
+import type { RunResult } from "../lib/run_types.ts";
+import { forkRun, resumeFork } from "../lib/runs/forks.ts";
+import { createRunService, startRun } from "../lib/runs/service.ts";
+import { trustFolder } from "../lib/trust/store.ts";
+import { writeHarness } from "./helpers/harness.ts";
+import { tempDir, tempHome } from "./helpers/temp.ts";
 
 const PRICE = { input_per_mtok: 10, output_per_mtok: 20 };
 const USAGE = { input_tokens: 1000, output_tokens: 500 }; // $0.02 a call
