@@ -10,7 +10,7 @@
 import { ProviderError } from "../models/types.ts";
 import { type RunResult, type RunStatus, STOPPED_REASON } from "../run_types.ts";
 import { McpServerError } from "../tools/mcp.ts";
-import { failureSignature } from "./failure_signature.ts";
+import { failureSignature } from "../failure_signature.ts";
 import { type RunSession, RunStop } from "./run_session.ts";
 
 /** How a run ended: its status, the parts of its reason, and a message for a person. */
