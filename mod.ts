@@ -47,13 +47,13 @@ export type { MutationResult } from "./lib/construct/mutate.ts";
 
 // Trust
 export { listTrusted, revokeTrust, trustFolder } from "./lib/trust/store.ts";
-export { trustGate } from "./lib/trust/gate.ts";
-export type { TrustedFolder } from "./lib/trust/gate.ts";
+export { trustGate } from "./lib/trust/trust_gate.ts";
+export type { TrustedFolder } from "./lib/trust/trust_gate.ts";
 
 // Runs, journals, statistics
 export { createRunService, startRun } from "./lib/runs/service.ts";
 export type { RunService, Submission } from "./lib/runs/service.ts";
-export { createRunGate } from "./lib/runs/gate.ts";
+export { createRunGate } from "./lib/runs/capacity.ts";
 export type { RunFrame } from "./lib/runs/frames.ts";
 export type { RunHandle } from "./lib/runner/run_handle.ts";
 export { RUN_STATUSES } from "./lib/run_types.ts";

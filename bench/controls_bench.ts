@@ -9,7 +9,7 @@
 import { stringify } from "yaml";
 import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
-import { createRunControls } from "../lib/runner/controls.ts";
+import { createRunControls } from "../lib/runner/control_queue.ts";
 import { startRun } from "../lib/runs/service.ts";
 import type { HarnessSpec } from "../lib/spec/schema.ts";
 import { createWorkbenchApi } from "../routes/workbench_api.ts";

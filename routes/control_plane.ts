@@ -6,7 +6,7 @@
  * @example Serve a harness
  * ```ts
  * import { authorizedKeysPath } from "../lib/paths.ts";
- * import { trustGate } from "../lib/trust/gate.ts";
+ * import { trustGate } from "../lib/trust/trust_gate.ts";
  *
  * const dir = await Deno.realPath("./support-bot");
  * const plane = await createControlPlane({
@@ -26,11 +26,11 @@ import { errorResponse, jsonResponse } from "../lib/http/response.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
 import { requestLine, requestLog } from "../lib/http/request_log.ts";
 import { authenticate } from "../lib/keys/authenticate.ts";
-import { createRunGate } from "../lib/runs/gate.ts";
+import { createRunGate } from "../lib/runs/capacity.ts";
 import { healthSnapshot } from "../lib/runs/health.ts";
 import { createRunService } from "../lib/runs/service.ts";
 import { loadSpecCached } from "../lib/spec/spec_cache.ts";
-import type { TrustedFolder } from "../lib/trust/gate.ts";
+import type { TrustedFolder } from "../lib/trust/trust_gate.ts";
 import { startServerUpkeep } from "../lib/runs/server_upkeep.ts";
 import {
   type ControlPlaneApp,

@@ -16,7 +16,7 @@ import type { JournalEvent } from "../lib/journal/event.ts";
 import type { FoldedContext } from "../lib/journal/fold.ts";
 import type { SpecIssue } from "../lib/spec/issues.ts";
 import type { RunResult } from "../lib/run_types.ts";
-import type { Control, SteeringMessage } from "../lib/runner/controls.ts";
+import type { Control, SteeringMessage } from "../lib/runner/control_queue.ts";
 import type { LiveView } from "../lib/runs/controls.ts";
 
 export type {

@@ -7,7 +7,7 @@
  * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
  */
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
 
 const dir = await Deno.realPath(Deno.args[0]!);

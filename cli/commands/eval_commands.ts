@@ -18,7 +18,7 @@ import { openHive } from "../../lib/hive/open.ts";
 import { createRunService } from "../../lib/runs/service.ts";
 import { harnessIdOf } from "../../lib/spec/harness_id.ts";
 import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { type GlobalOptions, runVerb, writeErr } from "../output.ts";
 

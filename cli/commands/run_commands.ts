@@ -23,7 +23,7 @@ import { createRunService, type Submission } from "../../lib/runs/service.ts";
 import { readRequest, RUN_FLAGS } from "../../lib/requests.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { type GlobalOptions, reportError, runVerb, writeErr, writeOut } from "../output.ts";
 
 function summary(r: RunResult): string {

@@ -11,7 +11,7 @@
 import { codeToRun } from "../spec/code_refs.ts";
 import type { EvalCase } from "../spec/eval_set.ts";
 import type { HarnessSpec } from "../spec/schema.ts";
-import { requireTrustFor, type TrustedFolder } from "../trust/gate.ts";
+import { requireTrustFor, type TrustedFolder } from "../trust/trust_gate.ts";
 
 type Entry = Record<string, unknown>;
 

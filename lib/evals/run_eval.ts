@@ -54,7 +54,7 @@ export const MAX_EVAL_CONCURRENCY = 16;
  * ```ts
  * import { openHive } from "../hive/open.ts";
  * import { createRunService } from "../runs/service.ts";
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * const result = await runEval(openHive(), createRunService(), trusted, { set: "smoke" });

@@ -19,7 +19,7 @@ import type { EditPolicy } from "../spec/frozen.ts";
 import { harnessRef, loadSpec } from "../spec/load.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteInText, setInText } from "../spec/yaml_edit.ts";
-import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import { gateCodeChange, gateYamlChange } from "./evolution_gate.ts";
 import {
   getProposal,
   markProposalApplied,

@@ -22,7 +22,7 @@ import type { ModelSpec } from "../spec/schema.ts";
 import { resolvePath } from "../spec/dotted_path.ts";
 import { canonicalJson, sha256Hex } from "../hash.ts";
 import { gatherEvidence } from "./evidence.ts";
-import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import { gateCodeChange, gateYamlChange } from "./evolution_gate.ts";
 import {
   type CodeChange,
   insertProposal,

@@ -2,7 +2,7 @@
  * The runner's side of a hand-off (the `delegate` tool): it asks the run service's delegator to hand
  * the task to a peer within what is left of the run's budget, adds what the child cost to the run's
  * cost, and answers the model with the child's outcome. Choosing, refusing and starting the child are
- * the run service's (`lib/runs/delegation.ts`).
+ * the run service's (`lib/runs/delegator.ts`).
  *
  * @module
  */

@@ -15,7 +15,7 @@ import { createJournal, type JournalWriter } from "../journal/writer.ts";
 import { linkSignals } from "../linked_signal.ts";
 import { claimHarness } from "../spec/claim.ts";
 import { registerActiveRun } from "./active_runs.ts";
-import { createRunControls } from "./controls.ts";
+import { createRunControls } from "./control_queue.ts";
 import { createEventStream } from "./event_stream.ts";
 import type { PreparedRun } from "./prepare_run.ts";
 import type { RunHandle } from "./run_handle.ts";

@@ -12,7 +12,7 @@ import { createProvider } from "../models/registry.ts";
 import { withRetries } from "../models/retry.ts";
 import type { ModelProvider } from "../models/types.ts";
 import type { ModelSpec } from "../spec/schema.ts";
-import { modelLabel } from "./controls.ts";
+import { modelLabel } from "./control_queue.ts";
 import type { LaunchedRun, RunSession } from "./run_session.ts";
 
 /** The model of a run, as it is now. */

@@ -19,7 +19,7 @@ import { codeToRun } from "../spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../spec/load.ts";
 import type { ModelSpec } from "../spec/schema.ts";
 import type { Tool } from "../tools/tool.ts";
-import { requireTrustFor, type TrustedFolder } from "../trust/gate.ts";
+import { requireTrustFor, type TrustedFolder } from "../trust/trust_gate.ts";
 import type { DelegationContext, Delegator } from "./delegation.ts";
 import type { Replay } from "./replay.ts";
 

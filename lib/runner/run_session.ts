@@ -19,7 +19,7 @@ import type { HarnessSpec } from "../spec/schema.ts";
 import type { McpTools } from "../tools/mcp.ts";
 import { createSandboxPool, type SandboxPool } from "../tools/sandbox.ts";
 import type { Tool } from "../tools/tool.ts";
-import type { RunControls } from "./controls.ts";
+import type { RunControls } from "./control_queue.ts";
 import type { EventStream } from "./event_stream.ts";
 import type { Guardrail } from "./guardrails.ts";
 import { buildHooks, type HookRunner } from "./hooks.ts";

@@ -7,7 +7,7 @@
 
 import { costOf } from "../models/pricing.ts";
 import type { ModelResponse } from "../models/types.ts";
-import { modelLabel } from "./controls.ts";
+import { modelLabel } from "./control_queue.ts";
 import { guard } from "./guard.ts";
 import { providerOf } from "./model_in_use.ts";
 import type { RunSession } from "./run_session.ts";

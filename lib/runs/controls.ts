@@ -19,7 +19,7 @@ import type {
   LiveState,
   RunControls,
   SteeringMessage,
-} from "../runner/controls.ts";
+} from "../runner/control_queue.ts";
 import { allowedRuntimeModel } from "../models/endpoint.ts";
 import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
 import type { RunHandle } from "../runner/run_handle.ts";

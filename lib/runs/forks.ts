@@ -224,7 +224,7 @@ function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["s
  * @example
  * ```ts
  * import { openHive } from "../hive/open.ts";
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  * import { createRunService } from "./service.ts";
  *
  * const trusted = await trustGate("/h/refunds-fr", { approve: true });

@@ -11,7 +11,7 @@ import { errorEnvelope } from "../envelope.ts";
 import { asFrameworkError, badInput, type FrameworkError } from "../errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.ts";
 import { readLines } from "../lines.ts";
-import type { TrustedFolder } from "../trust/gate.ts";
+import type { TrustedFolder } from "../trust/trust_gate.ts";
 import { ndjsonLine } from "./frames.ts";
 import type { RunService } from "./service.ts";
 
@@ -20,7 +20,7 @@ import type { RunService } from "./service.ts";
  *
  * @example
  * ```ts
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  * import { createRunService } from "./service.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });

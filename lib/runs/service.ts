@@ -18,11 +18,11 @@ import { launchRun } from "../runner/launch_run.ts";
 import { prepareRun, type RunOptions } from "../runner/prepare_run.ts";
 import type { RunHandle } from "../runner/run_handle.ts";
 import { loadSpecCached } from "../spec/spec_cache.ts";
-import type { TrustedFolder } from "../trust/gate.ts";
+import type { TrustedFolder } from "../trust/trust_gate.ts";
 import { type RunFrame, runTail } from "./frames.ts";
-import { createDelegator } from "./delegation.ts";
+import { createDelegator } from "./delegator.ts";
 import type { Delegator } from "../runner/delegation.ts";
-import type { RunGate } from "./gate.ts";
+import type { RunGate } from "./capacity.ts";
 
 /** A shell's run service. */
 export interface RunService {
@@ -84,8 +84,8 @@ export interface RunServiceOptions {
  *
  * @example
  * ```ts
- * import { trustGate } from "../trust/gate.ts";
- * import { createRunGate } from "./gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
+ * import { createRunGate } from "./capacity.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * const runs = createRunService({ gate: createRunGate({ maxConcurrent: 1, maxQueued: 4 }) });

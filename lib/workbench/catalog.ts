@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Candidate, considerPeers } from "../runs/delegation.ts";
+import { type Candidate, considerPeers } from "../runs/delegator.ts";
 import { claimHarness, folderHoldsId } from "../spec/claim.ts";
 import { join, resolve, sep } from "node:path";
 import { SPEC_FILE_NAME, specPath, STATE_DIR_NAME } from "../paths.ts";

@@ -12,7 +12,7 @@ import type { Principal } from "../../lib/keys/authenticate.ts";
 import type { HealthSnapshot } from "../../lib/runs/health.ts";
 import type { RunService } from "../../lib/runs/service.ts";
 import type { EditPolicy } from "../../lib/spec/frozen.ts";
-import type { TrustedFolder } from "../../lib/trust/gate.ts";
+import type { TrustedFolder } from "../../lib/trust/trust_gate.ts";
 
 /** Every edit and proposal decision over the control plane is a remote one. */
 export const CONTROL_PLANE_POLICY = "remote" satisfies EditPolicy;
