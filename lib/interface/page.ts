@@ -12,17 +12,11 @@
  * @module
  */
 
+import { escapeHtml } from "../html.ts";
 import type { HarnessSpec } from "../spec/schema.ts";
 
 /** What the page asks for. */
 export type InterfaceInput = "text" | "url" | "file";
-
-function escapeHtml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
-}
 
 /** The page's own script: no framework object, no credential; the token is typed by the person. */
 const SCRIPT = String.raw`
