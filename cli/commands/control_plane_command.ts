@@ -7,6 +7,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
@@ -41,7 +42,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
  */
 export function registerControlPlaneCommand(program: Command): void {
   program.command("control-plane")
-    .description("Serve one harness over bearer-authenticated HTTP (see docs/control-plane.md)")
+    .description(verbDescription("control-plane"))
     .argument("<dir>", "the harness folder")
     .option(
       "--host <host>",

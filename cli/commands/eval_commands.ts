@@ -7,6 +7,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { restoreVersion } from "../../lib/construct/restore_version.ts";
 import { badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
@@ -149,9 +150,7 @@ function signed(n: number | null, digits = 3): string {
 export function registerEvalCommands(program: Command): void {
   const evalCommand = program.command("eval")
     .helpCommand(false)
-    .description(
-      "Run an eval set (evals/<set>.yaml) against the harness: one journalled run per case (exit 3 when a case fails)",
-    )
+    .description(verbDescription("eval"))
     .argument("<dir>", "the harness folder")
     .option("--set <name>", "the set (needed when the harness has several)")
     .option("--concurrency <n>", "cases run at once (default 2, at most 16)", "2")
@@ -189,7 +188,7 @@ export function registerEvalCommands(program: Command): void {
   registerEvalAdd(evalCommand);
 
   const versions = program.command("versions")
-    .description("A harness's recorded versions; compare two (diff) or write one back (restore)");
+    .description(verbDescription("versions"));
   versions.command("list", { isDefault: true })
     .description("List the versions, newest first, with their run counts")
     .argument("<dir>", "the harness folder")

@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { measureProposal } from "../../lib/evals/measure_proposal.ts";
@@ -57,9 +58,9 @@ export function describeProposal(p: Proposal): string {
  * @param program The root command.
  */
 export function registerEvolveCommands(program: Command): void {
-  const evolve = program.command("evolve").description("Improve a harness from its own failures");
+  const evolve = program.command("evolve").description(verbDescription("evolve"));
   registerEvolvePropose(evolve);
-  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+  const proposals = program.command("proposals").description(verbDescription("proposals"));
   registerProposalsList(proposals);
   registerProposalsShow(proposals);
   registerProposalsApply(proposals);

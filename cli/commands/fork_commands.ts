@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import type { ForkEdit } from "../../lib/runner/replay.ts";
@@ -49,7 +50,7 @@ function editOption(
  */
 export function registerForkCommands(program: Command): void {
   program.command("fork")
-    .description("Fork a run at one of its model calls into a new harness folder beside its parent")
+    .description(verbDescription("fork"))
     .argument("<run_id>", "the run to fork")
     .requiredOption("--at <seq>", "the seq of one of the run's model_call events")
     .requiredOption("--name <name>", "the fork's id and folder name (a slug), beside the parent")
@@ -100,9 +101,7 @@ export function registerForkCommands(program: Command): void {
     );
 
   program.command("resume")
-    .description(
-      "Run a fork from the point it was forked at: the parent's prefix is replayed from its journal (verified first, nothing re-executed), then the run goes on live (exit 0 on success, 3 otherwise)",
-    )
+    .description(verbDescription("resume"))
     .argument("<fork-dir>", "the fork's folder")
     .option("--stream", "follow the run as it happens (with --json: NDJSON frames)")
     .option("--approve", "trust the folder if it is not trusted yet")

@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { generateKey } from "../../lib/keys/key_files.ts";
@@ -48,7 +49,7 @@ function parseTtl(raw: string | undefined): number | undefined {
  * @param program The root command.
  */
 export function registerKeysCommands(program: Command): void {
-  const keys = program.command("keys").description("Keys and bearer tokens for the control plane");
+  const keys = program.command("keys").description(verbDescription("keys"));
   registerKeysGenerate(keys);
   registerKeysSign(keys);
   registerKeysAuthorize(keys);

@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { removeItem } from "../../lib/construct/remove_item.ts";
 import { setField } from "../../lib/construct/set_field.ts";
@@ -26,9 +27,7 @@ function collect(value: string, previous: string[]): string[] {
  * @param program The root command.
  */
 export function registerMcpCommands(program: Command): void {
-  const mcp = program.command("mcp").description(
-    "MCP servers of a harness (local only), and mcp serve",
-  );
+  const mcp = program.command("mcp").description(verbDescription("mcp"));
   mcp.command("list")
     .description("List the harness's MCP servers")
     .argument("<dir>", "the harness folder")

@@ -5,6 +5,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { resolve } from "node:path";
 import { settleBackground } from "../../lib/background.ts";
 import { badInput, EXIT_RUN_NOT_SUCCESS, notFound } from "../../lib/errors.ts";
@@ -97,7 +98,7 @@ export function registerRunCommands(program: Command): void {
 /** Registers `framework run`. */
 function registerRun(program: Command): void {
   program.command("run")
-    .description("Run a harness once (exit 0 on success, 3 for any other status)")
+    .description(verbDescription("run"))
     .argument("<dir>", "the harness folder")
     .option("--input <text>", "the input, always taken as literal text")
     .option("--input-file <path>", "a file inside the harness folder whose content is the input")
@@ -131,9 +132,7 @@ function registerRun(program: Command): void {
 /** Registers `framework serve`. */
 function registerServe(program: Command): void {
   program.command("serve")
-    .description(
-      'Read one JSON request per line on stdin ({"input": …} or {"input_file": …}) and write NDJSON frames',
-    )
+    .description(verbDescription("serve"))
     .argument("<dir>", "the harness folder")
     .option("--approve", "trust the folder if it is not trusted yet")
     .action(async (dir: string, o: { approve?: boolean }) => {
@@ -154,7 +153,7 @@ function registerServe(program: Command): void {
 /** Registers `framework runs`. */
 function registerRuns(program: Command): void {
   program.command("runs")
-    .description("List a harness's runs, newest first")
+    .description(verbDescription("runs"))
     .argument("<dir>", "the harness folder")
     .option("--status <status>", `only runs with this status: ${RUN_STATUSES.join(", ")}, running`)
     .option("--limit <n>", "at most this many (default 50)")
@@ -194,7 +193,7 @@ function registerRuns(program: Command): void {
 /** Registers `framework stats`. */
 function registerStats(program: Command): void {
   program.command("stats")
-    .description("Success rate, cost, turns, durations and recent failures of a harness")
+    .description(verbDescription("stats"))
     .argument("<dir>", "the harness folder")
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions) =>
@@ -220,7 +219,7 @@ function registerStats(program: Command): void {
 /** Registers `framework trace`. */
 function registerTrace(program: Command): void {
   program.command("trace")
-    .description("Show a run's journal, verify its hash chain, or export its bytes verbatim")
+    .description(verbDescription("trace"))
     .argument("[run_id]", "the run id (or --last with --harness)")
     .option("--harness <dir>", "only find the run in this harness")
     .option("--last", "the newest run of the --harness folder")
