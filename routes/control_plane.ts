@@ -10,7 +10,7 @@
  *
  * const dir = await Deno.realPath("./support-bot");
  * const plane = await createControlPlane({
- *   harness: await trustGate(dir, { approve: true }),
+ *   trusted: await trustGate(dir, { approve: true }),
  *   storePath: authorizedKeysPath(dir),
  * });
  * Deno.serve({ hostname: "127.0.0.1", port: 8420 }, plane.fetch);
@@ -59,8 +59,8 @@ export type { ControlPlaneApp, ControlPlaneContext, Env };
 
 /** Options of {@link createControlPlane}. */
 export interface ControlPlaneOptions {
-  /** The harness folder, with the trust gate's proof (checked once, before the port opens). */
-  harness: TrustedFolder;
+  /** The harness folder, as the trust gate's proof for it (checked once, before the port opens). */
+  trusted: TrustedFolder;
   /** The authorized-key store, read on every request. */
   storePath: string;
   maxConcurrentRuns?: number;
@@ -88,7 +88,7 @@ export interface ControlPlane {
  * @returns The handler and a closer.
  */
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
-  const dir = options.harness.dir;
+  const dir = options.trusted.dir;
   const harnessId = (await loadSpecCached(dir)).spec.id;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const runs = createRunService({
@@ -103,7 +103,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const keyOf = new WeakMap<Request, string>();
   const ctx: ControlPlaneContext = {
     harness: { id: harnessId, dir },
-    trusted: options.harness,
+    trusted: options.trusted,
     runs,
     health: healthSnapshot(dir),
     async verify(request, scope) {

@@ -12,7 +12,7 @@ import { createControlPlane } from "../../routes/control_plane.ts";
 
 const dir = await Deno.realPath(Deno.args[0]!);
 const plane = await createControlPlane({
-  harness: await trustGate(dir, { approve: true }),
+  trusted: await trustGate(dir, { approve: true }),
   storePath: authorizedKeysPath(dir),
   ...(Deno.args[1] ? { maxConcurrentRuns: Number(Deno.args[1]) } : {}),
   ...(Deno.args[2] ? { maxQueuedRuns: Number(Deno.args[2]) } : {}),

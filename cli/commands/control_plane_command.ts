@@ -77,7 +77,7 @@ export function registerControlPlaneCommand(program: Command): void {
           k.revoked_at === null
         ).length;
         const plane = await createControlPlane({
-          harness: trusted,
+          trusted,
           storePath,
           maxConcurrentRuns,
           maxQueuedRuns,

@@ -31,7 +31,7 @@ export interface RunService {
    * bad `input_file` throws before anything is recorded; a full gate throws `over_capacity` (503).
    * The run starts now, or when a slot frees, whatever happens to the caller afterwards.
    */
-  submit(harness: HarnessTarget, request: RunRequest, options?: SubmitOptions): Promise<Submission>;
+  submit(target: HarnessTarget, request: RunRequest, options?: SubmitOptions): Promise<Submission>;
   /** Runs of this service still going. */
   active(): RunHandle[];
   /**
@@ -103,8 +103,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(harness, request, { inSlotOf, ...submitOptions } = {}) {
-      const dir = typeof harness === "string" ? harness : harness.dir;
+    async submit(target, request, { inSlotOf, ...submitOptions } = {}) {
+      const dir = typeof target === "string" ? target : target.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
       let prepared;
       try {
@@ -116,7 +116,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             : {}),
           // A snapshot of the spec, parsed once per change of the file.
           spec,
-          ...(typeof harness === "string" ? {} : { trusted: harness }),
+          ...(typeof target === "string" ? {} : { trusted: target }),
           signal: stop.signal,
         });
       } catch (err) {
@@ -203,16 +203,16 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
  * for await (const e of run.events) console.log(e.seq, e.type);
  * const result = await run.result;
  * ```
- * @param harness The harness folder (or the trust gate's proof for it).
+ * @param target The harness folder (or the trust gate's proof for it).
  * @param body `input` and/or `input_file` (anything else is `bad_input`).
  * @param options A pre-allocated id, a parent, a spec snapshot, an abort signal.
  * @returns The run handle.
  */
 export async function startRun(
-  harness: HarnessTarget,
+  target: HarnessTarget,
   body: unknown,
   options: SubmitOptions = {},
 ): Promise<RunHandle> {
   const request = readRequest(RUN_REQUEST, body);
-  return await (await createRunService().submit(harness, request, options)).started;
+  return await (await createRunService().submit(target, request, options)).started;
 }
