@@ -264,17 +264,6 @@ export const STEER_EDIT_REQUEST = {
   example: '{"id": "msg_…", "text": "…"}',
 };
 
-const modelChangeBody = z.strictObject({
-  model: z.union([z.string(), z.record(z.string(), z.unknown())]),
-});
-
-/** `POST /api/runs/{id}/model`. */
-export const MODEL_CHANGE_REQUEST = {
-  schema: modelChangeBody,
-  what: "model change",
-  example: '{"model": "openai:gpt-4.1-mini"} or {"model": {"provider": "…", "name": "…"}}',
-};
-
 const playbookBody = z.strictObject({ name: z.string() });
 
 /** `POST /api/runs/{id}/playbook`. */
@@ -291,25 +280,6 @@ export const STOP_REQUEST = {
   schema: stopBody,
   what: "stop request",
   example: '{} (at the next turn boundary) or {"now": true}',
-};
-
-const forkBody = z.strictObject({
-  at: z.number().int().positive(),
-  name: z.string(),
-  model: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  edit: z.strictObject({
-    kind: z.enum(["user_message", "tool_result"]),
-    replacement: z.string(),
-    call_id: z.string().optional(),
-  }).optional(),
-});
-
-/** `POST /api/runs/{id}/fork`. */
-export const FORK_REQUEST = {
-  schema: forkBody,
-  what: "fork request",
-  example:
-    '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional; edit optional: {"kind": "user_message" or "tool_result", "replacement": "…", "call_id"?})',
 };
 
 /** `POST /api/harnesses/{id}/resume`: nothing to send. */

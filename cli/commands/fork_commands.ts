@@ -10,7 +10,8 @@ import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import type { ForkEdit } from "../../lib/runner/replay.ts";
-import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
+import { readRequest } from "../../lib/requests.ts";
+import { FORK_FLAGS, forkRun, resumeFork } from "../../lib/runs/forks.ts";
 import { createRunService } from "../../lib/runs/service.ts";
 import { resolveHarnessDir } from "../../lib/spec/load.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
@@ -78,12 +79,13 @@ export function registerForkCommands(program: Command): void {
     ) =>
       runVerb(o, async () => {
         const at = wholeOption(o.at, { name: "--at", min: 1 });
-        const fork = await forkRun(openHive(), runId, {
+        const request = readRequest(FORK_FLAGS, {
           at,
           name: o.name,
           ...(o.model !== undefined ? { model: o.model } : {}),
           ...editOption(o),
-        }, "cli");
+        });
+        const fork = await forkRun(openHive(), runId, request, "cli");
         return {
           data: fork,
           text:
