@@ -44,7 +44,6 @@ export async function run(): Promise<void> {
     }),
   );
   const api = await createWorkbenchApi({
-    secret: null,
     harnessesDir: `${home}/harnesses`,
     copilotModel: undefined,
   });
