@@ -24,17 +24,17 @@ export { frameworkHome, setFrameworkHome } from "./lib/paths.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
 // harness.yaml: read, check, change
-export { harnessSchema } from "./lib/spec/schema.ts";
-export type { HarnessSpec, ModelSpec } from "./lib/spec/schema.ts";
-export { harnessJsonSchema } from "./lib/spec/json_schema.ts";
-export { loadSpec } from "./lib/spec/load.ts";
-export type { LoadedSpec } from "./lib/spec/load.ts";
-export type { SpecIssue } from "./lib/spec/issues.ts";
+export { harnessSchema } from "./lib/harness_spec/schema.ts";
+export type { HarnessSpec, ModelSpec } from "./lib/harness_spec/schema.ts";
+export { harnessJsonSchema } from "./lib/harness_spec/json_schema.ts";
+export { loadSpec } from "./lib/harness_spec/load.ts";
+export type { LoadedSpec } from "./lib/harness_spec/load.ts";
+export type { SpecIssue } from "./lib/harness_spec/issues.ts";
 export { validateHarness } from "./lib/validate/validate.ts";
 export type { ValidationResult } from "./lib/validate/validate.ts";
-export { getField } from "./lib/spec/get_field.ts";
-export { EDIT_POLICIES, frozenRootOf } from "./lib/spec/frozen.ts";
-export type { EditPolicy } from "./lib/spec/frozen.ts";
+export { getField } from "./lib/harness_spec/get_field.ts";
+export { EDIT_POLICIES, frozenRootOf } from "./lib/harness_spec/frozen.ts";
+export type { EditPolicy } from "./lib/harness_spec/frozen.ts";
 export { initHarness } from "./lib/construct/init_harness.ts";
 export { createHarness } from "./lib/construct/create_harness.ts";
 export { setField } from "./lib/construct/set_field.ts";

@@ -11,7 +11,7 @@ import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
 import { createRunControls } from "../lib/runner/control_queue.ts";
 import { startRun } from "../lib/runs/service.ts";
-import type { HarnessSpec } from "../lib/spec/schema.ts";
+import type { HarnessSpec } from "../lib/harness_spec/schema.ts";
 import { createWorkbenchApi } from "../routes/workbench_api.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";

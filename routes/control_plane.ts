@@ -28,7 +28,7 @@ import { authenticate } from "../lib/keys/authenticate.ts";
 import { createRunGate } from "../lib/runs/capacity.ts";
 import { healthSnapshot } from "../lib/runs/health.ts";
 import { createRunService } from "../lib/runs/service.ts";
-import { loadSpecCached } from "../lib/spec/spec_cache.ts";
+import { loadSpecCached } from "../lib/harness_spec/cache.ts";
 import type { TrustedFolder } from "../lib/trust/trust_gate.ts";
 import { startServerUpkeep } from "../lib/runs/server_upkeep.ts";
 import {

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../../lib/http/body.ts";
 import { exposureWarning, isLoopbackHost } from "../../lib/http/net.ts";
 import { readKeyStore } from "../../lib/keys/key_store.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
+import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
 

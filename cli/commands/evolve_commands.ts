@@ -14,7 +14,7 @@ import { createRunService } from "../../lib/runs/service.ts";
 import { getProposal, listProposals, type Proposal } from "../../lib/hive/proposals.ts";
 import { PROPOSAL_STATUSES } from "../../lib/proposal_status.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { harnessIdOf } from "../../lib/spec/harness_id.ts";
+import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
 const POLICY = "proposal" as const;

@@ -13,7 +13,7 @@ import type { ForkEdit } from "../../lib/runner/replay.ts";
 import { readRequest } from "../../lib/requests.ts";
 import { FORK_FLAGS, forkRun, resumeFork } from "../../lib/runs/forks.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";

@@ -13,7 +13,7 @@ import { generateKey } from "../../lib/keys/key_files.ts";
 import { authorizeKey, listKeys, revokeKey } from "../../lib/keys/key_store.ts";
 import { DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, signToken } from "../../lib/keys/tokens.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
 interface StoreOptions extends GlobalOptions {

@@ -13,7 +13,7 @@ import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
 import { serveHarnessOverMcp } from "../../lib/runs/mcp_serve.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
+import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 

@@ -13,10 +13,10 @@ import { removeItem, type RemoveTarget } from "../../lib/construct/remove_item.t
 import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
 import { jsonProblem } from "../../lib/json_safety.ts";
-import { getField } from "../../lib/spec/get_field.ts";
-import { formatIssue } from "../../lib/spec/issues.ts";
-import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
-import { evalSetJsonSchema } from "../../lib/spec/eval_set.ts";
+import { getField } from "../../lib/harness_spec/get_field.ts";
+import { formatIssue } from "../../lib/harness_spec/issues.ts";
+import { harnessJsonSchema } from "../../lib/harness_spec/json_schema.ts";
+import { evalSetJsonSchema } from "../../lib/harness_spec/eval_set.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import { TEMPLATES } from "../../lib/templates/templates.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";

@@ -26,10 +26,10 @@ import { within } from "../fs/safe_path.ts";
 import { runLimits } from "../runner/limits.ts";
 import { buildValidators } from "../runner/validators.ts";
 import type { HarnessTarget, RunService } from "../runs/service.ts";
-import type { EvalCase } from "../spec/eval_set.ts";
-import { type LoadedSpec, loadSpec, parseSpecText } from "../spec/load.ts";
+import type { EvalCase } from "../harness_spec/eval_set.ts";
+import { type LoadedSpec, loadSpec, parseSpecText } from "../harness_spec/load.ts";
 import { createSandboxPool } from "../tools/sandbox.ts";
-import { loadEvalSet } from "../spec/eval_sets.ts";
+import { loadEvalSet } from "../harness_spec/eval_sets.ts";
 import { evalChecks, requireEvalTrust } from "./eval_code.ts";
 
 /** How to run an evaluation. */

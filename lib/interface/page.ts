@@ -13,7 +13,7 @@
  */
 
 import { escapeHtml } from "../html.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /** What the page asks for. */
 export type InterfaceInput = "text" | "url" | "file";
@@ -237,7 +237,7 @@ small { color: var(--muted); font-weight: 400; }
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { spec } = await loadSpec("./harnesses/hello");
  * const html = interfacePage(spec); // "<!doctype html>…"

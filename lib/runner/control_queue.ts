@@ -12,7 +12,7 @@
 
 import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
+import type { HarnessSpec, ModelSpec } from "../harness_spec/schema.ts";
 
 /** A steering message (docs/workbench-api.md, Live runs). */
 export interface SteeringMessage {
@@ -190,7 +190,7 @@ function takeControls(q: QueueState, turn: number): ControlItem[] {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { spec } = await loadSpec("./harnesses/hello");
  * const stopper = new AbortController(); // what the run's work listens to

@@ -13,7 +13,7 @@ import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
 import { createJournal, type JournalWriter } from "../journal/writer.ts";
 import { linkSignals } from "../linked_signal.ts";
-import { claimHarness } from "../spec/claim.ts";
+import { claimHarness } from "../harness_spec/claim.ts";
 import { registerActiveRun } from "./active_runs.ts";
 import { createRunControls } from "./control_queue.ts";
 import { createEventStream } from "./event_stream.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /** Limits applied when the spec sets none. */
 export const DEFAULT_LIMITS = { max_turns: 10, timeout_s: 600, tool_timeout_s: 60 } as const;
@@ -24,7 +24,7 @@ export interface RunLimits {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { spec } = await loadSpec("./harnesses/hello");
  * runLimits(spec).timeout_s; // the spec's, or 600

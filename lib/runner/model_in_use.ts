@@ -11,7 +11,7 @@ import { type Price, priceOf } from "../models/pricing.ts";
 import { createProvider } from "../models/registry.ts";
 import { withRetries } from "../models/retry.ts";
 import type { ModelProvider } from "../models/types.ts";
-import type { ModelSpec } from "../spec/schema.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
 import { modelLabel } from "./control_queue.ts";
 import type { LaunchedRun, RunSession } from "./run_session.ts";
 

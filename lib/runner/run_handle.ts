@@ -7,7 +7,7 @@
 
 import type { JournalEvent } from "../journal/event.ts";
 import type { RunResult } from "../run_types.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import type { RunControls } from "./control_queue.ts";
 import type { EventStream } from "./event_stream.ts";
 

@@ -22,8 +22,8 @@ import type {
 } from "../runner/control_queue.ts";
 import { allowedRuntimeModel } from "../models/endpoint.ts";
 import * as z from "zod";
-import { MODEL_CHOICE, namesScriptOnly } from "../spec/model_choice.ts";
-import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
+import { MODEL_CHOICE, namesScriptOnly } from "../harness_spec/model_choice.ts";
+import type { HarnessSpec, ModelSpec } from "../harness_spec/schema.ts";
 import type { RunHandle } from "../runner/run_handle.ts";
 import type { RunRow } from "../hive/runs.ts";
 
@@ -155,8 +155,8 @@ export const MODEL_CHANGE_REQUEST = {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
- * import { MODEL_CHOICE } from "../spec/model_choice.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
+ * import { MODEL_CHOICE } from "../harness_spec/model_choice.ts";
  *
  * // harness.yaml: model {provider: openai, name: gpt-4.1}
  * const { spec } = await loadSpec("./harnesses/hello");

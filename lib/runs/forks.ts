@@ -35,11 +35,11 @@ import {
   replayFrom,
   withForkEdit,
 } from "../runner/replay.ts";
-import { claimHarness, folderHoldsId } from "../spec/claim.ts";
-import { loadSpec } from "../spec/load.ts";
-import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../spec/schema.ts";
+import { claimHarness, folderHoldsId } from "../harness_spec/claim.ts";
+import { loadSpec } from "../harness_spec/load.ts";
+import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../harness_spec/schema.ts";
 import { trustedEntryFor, trustFolder } from "../trust/store.ts";
-import { MODEL_CHOICE, namesScriptOnly } from "../spec/model_choice.ts";
+import { MODEL_CHOICE, namesScriptOnly } from "../harness_spec/model_choice.ts";
 import * as z from "zod";
 import { runtimeModel } from "./controls.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";

@@ -12,7 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import * as z from "zod";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import type { HarnessTarget, RunService } from "./service.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
 
 /**
  * Serves a harness over an MCP transport until the transport closes.

@@ -17,7 +17,7 @@ import type { RunResult } from "../run_types.ts";
 import { launchRun } from "../runner/launch_run.ts";
 import { prepareRun, type RunOptions } from "../runner/prepare_run.ts";
 import type { RunHandle } from "../runner/run_handle.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
 import type { TrustedFolder } from "../trust/trust_gate.ts";
 import { type RunFrame, runTail } from "./frames.ts";
 import { createDelegator } from "./delegator.ts";

@@ -13,7 +13,7 @@ import type { Hive } from "../hive/open.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { findRun } from "../journal/trace.ts";
 import type { Message } from "../models/types.ts";
-import type { ModelSpec } from "../spec/schema.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
 import { createEventStream } from "../runner/event_stream.ts";
 import { newRunId } from "../ids.ts";
 import type { RunHandle } from "../runner/run_handle.ts";

@@ -11,7 +11,7 @@ import type { HarnessRef } from "../../lib/hive/harnesses.ts";
 import type { Principal } from "../../lib/keys/authenticate.ts";
 import type { HealthSnapshot } from "../../lib/runs/health.ts";
 import type { RunService } from "../../lib/runs/service.ts";
-import type { EditPolicy } from "../../lib/spec/frozen.ts";
+import type { EditPolicy } from "../../lib/harness_spec/frozen.ts";
 import type { TrustedFolder } from "../../lib/trust/trust_gate.ts";
 
 /** Every edit and proposal decision over the control plane is a remote one. */
