@@ -24,17 +24,17 @@ export { frameworkHome, setFrameworkHome } from "./lib/paths.ts";
 export { FRAMEWORK_VERSION } from "./lib/version.ts";
 
 // harness.yaml: read, check, change
-export { harnessSchema } from "./lib/spec/schema.ts";
-export type { HarnessSpec, ModelSpec } from "./lib/spec/schema.ts";
-export { harnessJsonSchema } from "./lib/spec/json_schema.ts";
-export { loadSpec } from "./lib/spec/load.ts";
-export type { LoadedSpec } from "./lib/spec/load.ts";
-export type { SpecIssue } from "./lib/spec/issues.ts";
+export { harnessSchema } from "./lib/harness_spec/schema.ts";
+export type { HarnessSpec, ModelSpec } from "./lib/harness_spec/schema.ts";
+export { harnessJsonSchema } from "./lib/harness_spec/json_schema.ts";
+export { loadSpec } from "./lib/harness_spec/load.ts";
+export type { LoadedSpec } from "./lib/harness_spec/load.ts";
+export type { SpecIssue } from "./lib/harness_spec/issues.ts";
 export { validateHarness } from "./lib/validate/validate.ts";
 export type { ValidationResult } from "./lib/validate/validate.ts";
-export { getField } from "./lib/spec/get_field.ts";
-export { EDIT_POLICIES, frozenRootOf } from "./lib/spec/frozen.ts";
-export type { EditPolicy } from "./lib/spec/frozen.ts";
+export { getField } from "./lib/harness_spec/get_field.ts";
+export { EDIT_POLICIES, frozenRootOf } from "./lib/harness_spec/frozen.ts";
+export type { EditPolicy } from "./lib/harness_spec/frozen.ts";
 export { initHarness } from "./lib/construct/init_harness.ts";
 export { createHarness } from "./lib/construct/create_harness.ts";
 export { setField } from "./lib/construct/set_field.ts";
@@ -47,15 +47,15 @@ export type { MutationResult } from "./lib/construct/mutate.ts";
 
 // Trust
 export { listTrusted, revokeTrust, trustFolder } from "./lib/trust/store.ts";
-export { trustGate } from "./lib/trust/gate.ts";
-export type { TrustedFolder } from "./lib/trust/gate.ts";
+export { trustGate } from "./lib/trust/trust_gate.ts";
+export type { TrustedFolder } from "./lib/trust/trust_gate.ts";
 
 // Runs, journals, statistics
 export { createRunService, startRun } from "./lib/runs/service.ts";
 export type { RunService, Submission } from "./lib/runs/service.ts";
-export { createRunGate } from "./lib/runs/gate.ts";
+export { createRunGate } from "./lib/runs/capacity.ts";
 export type { RunFrame } from "./lib/runs/frames.ts";
-export type { RunHandle } from "./lib/runner/start_run.ts";
+export type { RunHandle } from "./lib/runner/run_handle.ts";
 export { RUN_STATUSES } from "./lib/run_types.ts";
 export type { RunResult, RunStatus } from "./lib/run_types.ts";
 export { closeHives, openHive } from "./lib/hive/open.ts";

@@ -9,7 +9,7 @@
  *
  * const dir = await Deno.realPath("./harnesses/hello");
  * const plane = await createControlPlane({
- *   harness: await trustGate(dir, { approve: true }),
+ *   trusted: await trustGate(dir, { approve: true }),
  *   storePath: `${dir}/.framework/authorized_keys.json`,
  * });
  * Deno.serve({ hostname: "127.0.0.1", port: 8420 }, plane.fetch);

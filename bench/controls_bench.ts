@@ -9,9 +9,9 @@
 import { stringify } from "yaml";
 import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
-import { createRunControls } from "../lib/runner/controls.ts";
+import { createRunControls } from "../lib/runner/control_queue.ts";
 import { startRun } from "../lib/runs/service.ts";
-import type { HarnessSpec } from "../lib/spec/schema.ts";
+import type { HarnessSpec } from "../lib/harness_spec/schema.ts";
 import { createWorkbenchApi } from "../routes/workbench_api.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";
@@ -44,7 +44,6 @@ export async function run(): Promise<void> {
     }),
   );
   const api = await createWorkbenchApi({
-    secret: null,
     harnessesDir: `${home}/harnesses`,
     copilotModel: undefined,
   });

@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import { closeHives } from "../lib/hive/open.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
 import { startRun } from "../lib/runs/service.ts";
-import { loadSpec } from "../lib/spec/load.ts";
+import { loadSpec } from "../lib/harness_spec/load.ts";
 import { connectMcpServers } from "../lib/tools/mcp.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { cacheEverything, everythingServer } from "../tests/helpers/everything.ts";

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { parseSpecText } from "../lib/spec/load.ts";
-import { appendInText, setInText } from "../lib/spec/yaml_edit.ts";
+import { parseSpecText } from "../lib/harness_spec/load.ts";
+import { appendInText, setInText } from "../lib/harness_spec/yaml_edit.ts";
 import { fmt, measure, report } from "./measure.ts";
 
 /** Runs the benchmark. */

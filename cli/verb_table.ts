@@ -138,3 +138,21 @@ export const VERB_TABLE: readonly VerbTableGroup[] = [
     ]],
   },
 ];
+
+/**
+ * A verb's description, as its command registers it and the root help lists it: written once, here.
+ *
+ * @example
+ * ```ts
+ * verbDescription("run"); // "Run a harness once (exit 0 on success, 3 for any other status)"
+ * ```
+ * @param name The verb.
+ * @returns Its description.
+ * @throws When the verb is not in the table (a verb registered without a line of help).
+ */
+export function verbDescription(name: string): string {
+  for (const group of VERB_TABLE) {
+    for (const [verb, description] of group.verbs) if (verb === name) return description;
+  }
+  throw new Error(`No verb ${JSON.stringify(name)} in cli/verb_table.ts: add it there`);
+}

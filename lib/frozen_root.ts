@@ -1,6 +1,6 @@
 /**
  * Which frozen root a spec path touches, by containment: the pure rule behind the edit policies
- * (`lib/spec/frozen.ts`), vocabulary so the workbench's pages apply it to the roots the API reports
+ * (`lib/harness_spec/frozen.ts`), vocabulary so the workbench's pages apply it to the roots the API reports
  * without bundling the spec module.
  *
  * @module
@@ -10,7 +10,7 @@
  * The root of a list that a path touches, by containment: the path equals the root, lies under it,
  * or is a parent of it (writing `evolution` would overwrite `evolution.objectives`). Comparison is
  * case-insensitive, the empty path (the whole spec) is a parent of every root, and a `*` segment
- * of a root matches any one segment. `frozenRootOf` (`lib/spec/frozen.ts`) applies it to an edit
+ * of a root matches any one segment. `frozenRootOf` (`lib/harness_spec/frozen.ts`) applies it to an edit
  * policy's roots; the pages apply it to the frozen roots the API reports.
  *
  * @example

@@ -59,12 +59,21 @@ export function readRequest<T extends z.ZodType>(request: Named<T>, body: unknow
   });
 }
 
+/**
+ * What a run is asked: literal `input`, a file of the harness (`input_file`), or both — never
+ * neither. The run schema is the one place that rule is written; every face reads its body (or its
+ * flags, or its protocol's message) into this before a run is prepared.
+ */
+export type RunRequest =
+  | { input: string; input_file?: string }
+  | { input?: string; input_file: string };
+
 const runBody = z.strictObject({
   input: z.string().optional(),
   input_file: z.string().optional(),
 }).refine((b) => b.input !== undefined || b.input_file !== undefined, {
   message: "missing input: give `input` (text) or `input_file` (a path)",
-});
+}).transform((b) => b as RunRequest);
 
 /** `POST /run`, `POST /api/harnesses/{id}/runs`, a `framework serve` line. */
 export const RUN_REQUEST = {
@@ -73,8 +82,12 @@ export const RUN_REQUEST = {
   example: '{"input": "…"} or {"input_file": "path/in/the/harness"}',
 };
 
-/** A run request's body. */
-export type RunRequest = z.infer<typeof runBody>;
+/** `framework run`: the same rule, its flags named in the message. */
+export const RUN_FLAGS = {
+  schema: runBody,
+  what: "run",
+  example: "--input TEXT or --input-file PATH (inside the harness folder)",
+};
 
 const setBody = z.strictObject({ path: z.string(), value: z.unknown() });
 
@@ -251,17 +264,6 @@ export const STEER_EDIT_REQUEST = {
   example: '{"id": "msg_…", "text": "…"}',
 };
 
-const modelChangeBody = z.strictObject({
-  model: z.union([z.string(), z.record(z.string(), z.unknown())]),
-});
-
-/** `POST /api/runs/{id}/model`. */
-export const MODEL_CHANGE_REQUEST = {
-  schema: modelChangeBody,
-  what: "model change",
-  example: '{"model": "openai:gpt-4.1-mini"} or {"model": {"provider": "…", "name": "…"}}',
-};
-
 const playbookBody = z.strictObject({ name: z.string() });
 
 /** `POST /api/runs/{id}/playbook`. */
@@ -278,25 +280,6 @@ export const STOP_REQUEST = {
   schema: stopBody,
   what: "stop request",
   example: '{} (at the next turn boundary) or {"now": true}',
-};
-
-const forkBody = z.strictObject({
-  at: z.number().int().positive(),
-  name: z.string(),
-  model: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  edit: z.strictObject({
-    kind: z.enum(["user_message", "tool_result"]),
-    replacement: z.string(),
-    call_id: z.string().optional(),
-  }).optional(),
-});
-
-/** `POST /api/runs/{id}/fork`. */
-export const FORK_REQUEST = {
-  schema: forkBody,
-  what: "fork request",
-  example:
-    '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional; edit optional: {"kind": "user_message" or "tool_result", "replacement": "…", "call_id"?})',
 };
 
 /** `POST /api/harnesses/{id}/resume`: nothing to send. */

@@ -1,18 +1,16 @@
 /**
- * The workbench's private API: reachable only through the launcher (the per-launch secret), its
- * routes by resource (the workbench itself, conversations, harnesses, runs, proposals, memories),
- * each a few lines over the library.
+ * The workbench's API: called in process by the launcher for `/api` (the one origin the browser
+ * sees) and by the pages for what they render, its routes by resource (the workbench itself,
+ * conversations, harnesses, runs, proposals, memories), each a few lines over the library.
  *
  * @module
  */
 
 import { Hono } from "hono";
-import { FrameworkError } from "../lib/errors.ts";
 import { openHive } from "../lib/hive/open.ts";
 import { readJsonObject } from "../lib/http/body.ts";
 import { withCheckedHost } from "../lib/http/host.ts";
 import { createRunService } from "../lib/runs/service.ts";
-import { SECRET_HEADER, secretMatches } from "../lib/workbench/access.ts";
 import { discoverHarnesses } from "../lib/workbench/catalog.ts";
 import {
   type CopilotModel,
@@ -38,8 +36,6 @@ import { runRoutes } from "./workbench/run_routes.ts";
 
 /** Options of {@link createWorkbenchApi}. */
 export interface WorkbenchApiOptions {
-  /** The per-launch secret the launcher sends; null disables the check (tests of the API alone). */
-  secret: string | null;
   /** Where new harnesses are created. */
   harnessesDir: string;
   /** Extra harness folders (`--dir`). */
@@ -69,7 +65,7 @@ export interface WorkbenchApi {
  * Builds the workbench API: sets up the copilot (validated and trusted), opens the databases and
  * discovers harnesses.
  *
- * @param options Secret, folders, copilot model.
+ * @param options Folders, copilot model.
  * @returns The request handler.
  */
 export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<WorkbenchApi> {
@@ -90,15 +86,6 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
     body: (c, allowEmpty = false) => readJsonObject(c.req.raw, maxBody, { allowEmpty }),
   };
   const app = new Hono();
-  app.use("*", async (c, next) => {
-    if (options.secret !== null && !secretMatches(c.req.header(SECRET_HEADER), options.secret)) {
-      throw new FrameworkError(
-        "forbidden",
-        "This port only answers the workbench launcher; open the workbench URL instead",
-      );
-    }
-    await next();
-  });
   for (
     const routes of [
       metaRoutes,

@@ -1,8 +1,8 @@
 /**
  * The workbench launcher: the one URL and origin the browser sees. It answers only to its own host
  * names, refuses cross-origin writes, asks for the access token when it listens beyond loopback, serves
- * the pages, and proxies `/api` to the private API (adding the per-launch secret), passing streaming
- * bodies and server-sent events through unbuffered.
+ * the pages, and hands `/api` to the API app in this process (`app.fetch`: no second port, no secret
+ * between them), streaming bodies and server-sent events as they come.
  *
  * @module
  */
@@ -10,37 +10,22 @@
 import { withCheckedHost } from "../lib/http/host.ts";
 import { FrameworkError } from "../lib/errors.ts";
 import { errorResponse } from "../lib/http/response.ts";
-import {
-  ACCESS_COOKIE,
-  hostAllowed,
-  readCookie,
-  SECRET_HEADER,
-  secretMatches,
-} from "../lib/workbench/access.ts";
+import { ACCESS_COOKIE, hostAllowed, readCookie, secretMatches } from "../lib/workbench/access.ts";
+
+/** A request handler. */
+export type Handler = (request: Request) => Response | Promise<Response>;
 
 /** Options of {@link createLauncher}. */
 export interface LauncherOptions {
-  /** `http://127.0.0.1:<port>` of the private API. */
-  apiOrigin: string;
-  /** The per-launch secret the API expects. */
-  secret: string;
+  /** The API app, called in process for `/api`. */
+  api: Handler;
   /** `host:port` values the launcher answers to. */
   allowedHosts: Set<string>;
   /** The access token, required when listening beyond loopback; null on loopback. */
   accessToken: string | null;
   /** Serves everything that is not `/api`. */
-  pages: (request: Request) => Response | Promise<Response>;
+  pages: Handler;
 }
-
-const HOP_BY_HOP = [
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "upgrade",
-  "proxy-connection",
-  "te",
-  "trailer",
-];
 
 function refusal(status: 401 | 403, message: string, wantsHtml: boolean): Response {
   if (!wantsHtml) {
@@ -56,12 +41,10 @@ function refusal(status: 401 | 403, message: string, wantsHtml: boolean): Respon
 /**
  * Builds the launcher's request handler.
  *
- * @param options The API, the secret, the allowed hosts, the token and the pages.
+ * @param options The API, the allowed hosts, the token and the pages.
  * @returns The handler.
  */
-export function createLauncher(
-  options: LauncherOptions,
-): (request: Request) => Response | Promise<Response> {
+export function createLauncher(options: LauncherOptions): Handler {
   return withCheckedHost(async (request: Request) => {
     const url = new URL(request.url);
     const wantsHtml = !url.pathname.startsWith("/api/") && request.method === "GET";
@@ -113,35 +96,8 @@ export function createLauncher(
       }
     }
     if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
-      return await proxy(request, url, options);
+      return await options.api(request);
     }
     return await options.pages(request);
   });
-}
-
-async function proxy(request: Request, url: URL, options: LauncherOptions): Promise<Response> {
-  const headers = new Headers(request.headers);
-  for (const h of [...HOP_BY_HOP, "host", "cookie", "authorization", SECRET_HEADER]) {
-    headers.delete(h);
-  }
-  headers.set(SECRET_HEADER, options.secret);
-  const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
-  let upstream: Response;
-  try {
-    upstream = await fetch(options.apiOrigin + url.pathname + url.search, {
-      method: request.method,
-      headers,
-      ...(hasBody ? { body: request.body, duplex: "half" } as RequestInit : {}),
-      redirect: "manual",
-      // No request.signal: a client that goes away cancels the response body, and the cancel reaches
-      // the upstream body (Deno's legacy abort of request.signal would also warn on every launch).
-    });
-  } catch (err) {
-    console.error("workbench proxy:", err);
-    return errorResponse(new FrameworkError("internal", "The workbench API did not answer"));
-  }
-  const out = new Headers(upstream.headers);
-  for (const h of HOP_BY_HOP) out.delete(h);
-  // Streams (SSE) pass through as they come.
-  return new Response(upstream.body, { status: upstream.status, headers: out });
 }

@@ -1,6 +1,6 @@
 /**
  * The workbench's pages: every address of `ui/route.ts` rendered on the server with the data its
- * islands show (read from the private API), plus the page's own script and styles. A strict content
+ * islands show (read from the API in process), plus the page's own script and styles. A strict content
  * security policy keeps every byte on this origin.
  *
  * @module
@@ -10,8 +10,8 @@ import { acceptsGzip, gzip, textResponse } from "../lib/http/compress.ts";
 import appCss from "../ui/app.css" with { type: "text" };
 import clientJs from "../ui/dist/client.js" with { type: "text" };
 import { sha256Hex } from "../lib/hash.ts";
-import { SECRET_HEADER } from "../lib/workbench/access.ts";
-import { escapeHtml, renderDocument } from "../ui/document.tsx";
+import { escapeHtml } from "../lib/html.ts";
+import { renderDocument } from "../ui/document.tsx";
 import type { PageState } from "../ui/page_state.ts";
 import { pagePaths, paths } from "../ui/paths.ts";
 import { parseRoute, type Route } from "../ui/route.ts";
@@ -19,13 +19,16 @@ import type { Conversation, Health } from "../ui/types.ts";
 
 /** Options of {@link createPages}. */
 export interface PagesOptions {
-  apiUrl: string;
-  secret: string;
+  /** The workbench API, called in process for what a page shows. */
+  api: (request: Request) => Response | Promise<Response>;
   /** A development checkout: pages reload when the server restarts. */
   dev?: boolean;
   /** Replaces the embedded script and styles (a development checkout builds them fresh). */
   assets?: { js: string; css: string };
 }
+
+/** The origin of the API requests a page makes in process (never sent over a network). */
+const API_ORIGIN = "http://127.0.0.1";
 
 /** The content security policy of every page: nothing from another origin, no inline script. */
 export const PAGE_CSP = [
@@ -89,13 +92,13 @@ function html(request: Request, body: string, status = 200): Promise<Response> {
  *
  * @example
  * ```ts
- * import { newSecret } from "../lib/workbench/access.ts";
+ * import { createWorkbenchApi } from "./workbench_api.ts";
  *
- * const secret = newSecret(); // the same secret the private API is created with
- * const pages = createPages({ apiUrl: "http://127.0.0.1:40123", secret });
+ * const api = await createWorkbenchApi({ harnessesDir: "./harnesses" });
+ * const pages = createPages({ api: api.fetch });
  * const res = await pages(new Request("http://127.0.0.1:8770/h/hello/trace"));
  * ```
- * @param options Where the API is, its secret, and development settings.
+ * @param options The API, and development settings.
  * @returns The handler for every path that is not `/api`.
  */
 export function createPages(options: PagesOptions): (request: Request) => Promise<Response> {
@@ -106,9 +109,7 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
 
   const api = async (path: string): Promise<ApiAnswer> => {
     try {
-      const res = await fetch(options.apiUrl + path, {
-        headers: { [SECRET_HEADER]: options.secret },
-      });
+      const res = await options.api(new Request(API_ORIGIN + path));
       const body = await res.json().catch(() => null);
       if (res.ok && body?.ok) return { status: res.status, data: body.data };
       return {

@@ -1,7 +1,8 @@
 /**
- * Starting the workbench: the private API on a random loopback port (or a fixed one in development),
- * the launcher on the public address, one per-launch secret between them, and an access token when the
- * launcher listens beyond loopback.
+ * Starting the workbench: the launcher on the public address, which serves the pages and calls the
+ * API app in process for `/api` (one origin, no second port, no secret between them), an access token
+ * when it listens beyond loopback, and in a development checkout the API on a loopback port of its own
+ * as well.
  *
  * @module
  */
@@ -12,7 +13,9 @@ import { allowedHosts, newSecret } from "../lib/workbench/access.ts";
 import type { CopilotModel } from "../lib/workbench/copilot/setup.ts";
 import { startServerUpkeep } from "../lib/runs/server_upkeep.ts";
 import { createWorkbenchApi } from "./workbench_api.ts";
-import { createLauncher } from "./workbench_launcher.ts";
+import { createLauncher, type Handler } from "./workbench_launcher.ts";
+import { notFound } from "../lib/errors.ts";
+import { errorResponse } from "../lib/http/response.ts";
 import { createPages } from "./workbench_pages.tsx";
 
 /** Options of {@link startWorkbench}. */
@@ -21,7 +24,7 @@ export interface WorkbenchOptions {
   host?: string;
   /** Launcher port (default 8770; 0 picks one). */
   port?: number;
-  /** The API's port (default: a random one). */
+  /** A development checkout's separate API port (default: none; the API is served at `/api`). */
   apiPort?: number;
   /** Extra harness folders. */
   dirs?: string[];
@@ -45,7 +48,7 @@ export interface RunningWorkbench {
   url: string;
   /** The URL to open (with `?token=` beyond loopback). */
   openUrl: string;
-  /** The private API's URL (not reachable without the secret). */
+  /** Where the API answers: the launcher's URL (`/api/…`), or a development checkout's API port. */
   apiUrl: string;
   copilotModel: CopilotModel | undefined;
   /** How many runs are going (the copilot's and the harnesses'). */
@@ -79,42 +82,35 @@ const REQUESTS_GRACE_MS = 5_000;
 export async function startWorkbench(options: WorkbenchOptions = {}): Promise<RunningWorkbench> {
   const host = options.host ?? "127.0.0.1";
   const harnessesDir = options.harnessesDir ?? "./harnesses";
-  const secret = newSecret();
   const api = await createWorkbenchApi({
-    secret,
     harnessesDir: await absolute(harnessesDir),
     dirs: options.dirs ?? [],
     scanDirs: options.scanDirs ?? [],
     ...("copilotModel" in options ? { copilotModel: options.copilotModel } : {}),
   });
-  const apiServer = Deno.serve({
-    hostname: "127.0.0.1",
-    port: options.apiPort ?? 0,
-    onListen: () => {},
-  }, api.fetch);
-  const apiUrl = `http://127.0.0.1:${apiServer.addr.port}`;
   const accessToken = isLoopbackHost(host) ? null : newSecret(16);
   const allowed = new Set<string>();
   const launcher = createLauncher({
-    apiOrigin: apiUrl,
-    secret,
+    api: api.fetch,
     allowedHosts: allowed,
     accessToken,
     pages: createPages({
-      apiUrl,
-      secret,
+      api: api.fetch,
       ...(options.dev ? { dev: true } : {}),
       ...(options.assets ? { assets: options.assets } : {}),
     }),
   });
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  const server = Deno.serve(
+    { hostname: host, port: options.port ?? 8770, onListen: () => {} },
+    launcher,
+  );
+  // A development checkout also serves the API on a port of its own (loopback, the same checks as the
+  // launcher, no pages): the UI and the API run separately there.
+  let apiServer: Deno.HttpServer<Deno.NetAddr> | undefined;
   try {
-    server = Deno.serve(
-      { hostname: host, port: options.port ?? 8770, onListen: () => {} },
-      launcher,
-    );
+    if (options.apiPort !== undefined) apiServer = serveApiAlone(api.fetch, options.apiPort);
   } catch (err) {
-    await apiServer.shutdown();
+    await server.shutdown();
     throw err;
   }
   const stopUpkeep = startServerUpkeep();
@@ -133,7 +129,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
   const shutDown = async (runsEnded: Promise<void>) => {
     try {
       // No new connections from now on; a request in flight (a run's stream) ends with its run.
-      const serversClosed = Promise.allSettled([server.shutdown(), apiServer.shutdown()]);
+      const serversClosed = Promise.allSettled([server.shutdown(), apiServer?.shutdown()]);
       await runsEnded;
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -148,7 +144,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
   return {
     url,
     openUrl: accessToken ? `${url}/?token=${accessToken}` : url,
-    apiUrl,
+    apiUrl: apiServer ? `http://127.0.0.1:${apiServer.addr.port}` : url,
     copilotModel: api.copilotModel,
     activeRuns: api.activeRuns,
     async close(graceMs = SHUTDOWN_GRACE_MS) {
@@ -157,6 +153,28 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Ru
       await closing;
     },
   };
+}
+
+/**
+ * Serves the API alone on a loopback port (a development checkout's separate API): only its own host
+ * names, no cross-origin writes, no pages.
+ */
+function serveApiAlone(api: Handler, port: number): Deno.HttpServer<Deno.NetAddr> {
+  const allowed = new Set<string>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port, onListen: () => {} },
+    createLauncher({
+      api,
+      allowedHosts: allowed,
+      accessToken: null,
+      pages: () =>
+        errorResponse(
+          notFound("This port serves the workbench API (/api/…); open the UI's address"),
+        ),
+    }),
+  );
+  for (const h of allowedHosts("127.0.0.1", server.addr.port)) allowed.add(h);
+  return server;
 }
 
 async function absolute(dir: string): Promise<string> {

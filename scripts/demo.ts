@@ -9,7 +9,7 @@
 import { initHarness } from "../lib/construct/init_harness.ts";
 import { startRun } from "../lib/runs/service.ts";
 import { validateHarness } from "../lib/validate/validate.ts";
-import { formatIssue } from "../lib/spec/issues.ts";
+import { formatIssue } from "../lib/harness_spec/issues.ts";
 import { trustFolder } from "../lib/trust/store.ts";
 import { createConversation, listConversations } from "../lib/workbench/conversations.ts";
 import { openWorkbenchDb } from "../lib/workbench/db.ts";

@@ -22,7 +22,7 @@ const PRICE = { input_per_mtok: 10, output_per_mtok: 20 };
 const USAGE = { input_tokens: 1000, output_tokens: 500 }; // $0.02 a call
 
 function model(replies: Record<string, unknown>[], name = "tally-script") {
-  return { provider: "scripted", name, max_retries: 0, pricing: PRICE, replies };
+  return { provider: "scripted" as const, name, max_retries: 0, pricing: PRICE, replies };
 }
 
 const LIST = { tool_calls: [{ name: "list_files", arguments: {} }], usage: USAGE };

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { escapeHtml } from "../lib/html.ts";
 import { renderToString } from "preact-render-to-string";
 import { ISLANDS, islandsOf } from "./island_registry.ts";
 import { type PageState, scriptJson, STATE_ELEMENT_ID } from "./page_state.ts";
@@ -85,14 +86,4 @@ ${islands.at(-1)}
 <noscript><p class="noscript">The workbench needs JavaScript for chatting and editing; what you see is a snapshot.</p></noscript>
 </body>
 </html>`;
-}
-
-/**
- * Escapes text for HTML.
- *
- * @param text The text.
- * @returns Escaped text.
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -14,9 +14,9 @@ import type { HarnessStats } from "../lib/hive/stats.ts";
 import type { Integrity } from "../lib/journal/verify.ts";
 import type { JournalEvent } from "../lib/journal/event.ts";
 import type { FoldedContext } from "../lib/journal/fold.ts";
-import type { SpecIssue } from "../lib/spec/issues.ts";
+import type { SpecIssue } from "../lib/harness_spec/issues.ts";
 import type { RunResult } from "../lib/run_types.ts";
-import type { Control, SteeringMessage } from "../lib/runner/controls.ts";
+import type { Control, SteeringMessage } from "../lib/runner/control_queue.ts";
 import type { LiveView } from "../lib/runs/controls.ts";
 
 export type {

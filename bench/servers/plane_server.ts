@@ -7,12 +7,12 @@
  * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
  */
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
 
 const dir = await Deno.realPath(Deno.args[0]!);
 const plane = await createControlPlane({
-  harness: await trustGate(dir, { approve: true }),
+  trusted: await trustGate(dir, { approve: true }),
   storePath: authorizedKeysPath(dir),
   ...(Deno.args[1] ? { maxConcurrentRuns: Number(Deno.args[1]) } : {}),
   ...(Deno.args[2] ? { maxQueuedRuns: Number(Deno.args[2]) } : {}),

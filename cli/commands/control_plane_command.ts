@@ -7,6 +7,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
@@ -14,8 +15,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "../../lib/http/body.ts";
 import { exposureWarning, isLoopbackHost } from "../../lib/http/net.ts";
 import { readKeyStore } from "../../lib/keys/key_store.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
 
 import { reportError, writeErr, writeOut } from "../output.ts";
@@ -41,7 +42,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
  */
 export function registerControlPlaneCommand(program: Command): void {
   program.command("control-plane")
-    .description("Serve one harness over bearer-authenticated HTTP (see docs/control-plane.md)")
+    .description(verbDescription("control-plane"))
     .argument("<dir>", "the harness folder")
     .option(
       "--host <host>",
@@ -76,7 +77,7 @@ export function registerControlPlaneCommand(program: Command): void {
           k.revoked_at === null
         ).length;
         const plane = await createControlPlane({
-          harness: trusted,
+          trusted,
           storePath,
           maxConcurrentRuns,
           maxQueuedRuns,

@@ -7,6 +7,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { restoreVersion } from "../../lib/construct/restore_version.ts";
 import { badInput, EXIT_RUN_NOT_SUCCESS } from "../../lib/errors.ts";
 import { compareVersions, versionTimeline } from "../../lib/evals/compare.ts";
@@ -16,9 +17,9 @@ import { findRun } from "../../lib/journal/trace.ts";
 import type { EvalResult } from "../../lib/hive/evals.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { harnessIdOf } from "../../lib/spec/harness_id.ts";
-import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
+import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { type GlobalOptions, runVerb, writeErr } from "../output.ts";
 
@@ -149,9 +150,7 @@ function signed(n: number | null, digits = 3): string {
 export function registerEvalCommands(program: Command): void {
   const evalCommand = program.command("eval")
     .helpCommand(false)
-    .description(
-      "Run an eval set (evals/<set>.yaml) against the harness: one journalled run per case (exit 3 when a case fails)",
-    )
+    .description(verbDescription("eval"))
     .argument("<dir>", "the harness folder")
     .option("--set <name>", "the set (needed when the harness has several)")
     .option("--concurrency <n>", "cases run at once (default 2, at most 16)", "2")
@@ -189,7 +188,7 @@ export function registerEvalCommands(program: Command): void {
   registerEvalAdd(evalCommand);
 
   const versions = program.command("versions")
-    .description("A harness's recorded versions; compare two (diff) or write one back (restore)");
+    .description(verbDescription("versions"));
   versions.command("list", { isDefault: true })
     .description("List the versions, newest first, with their run counts")
     .argument("<dir>", "the harness folder")

@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { applyProposal, rejectProposal } from "../../lib/evolve/decide.ts";
 import { proposeImprovement } from "../../lib/evolve/propose.ts";
 import { measureProposal } from "../../lib/evals/measure_proposal.ts";
@@ -13,7 +14,7 @@ import { createRunService } from "../../lib/runs/service.ts";
 import { getProposal, listProposals, type Proposal } from "../../lib/hive/proposals.ts";
 import { PROPOSAL_STATUSES } from "../../lib/proposal_status.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { harnessIdOf } from "../../lib/spec/harness_id.ts";
+import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
 const POLICY = "proposal" as const;
@@ -57,9 +58,9 @@ export function describeProposal(p: Proposal): string {
  * @param program The root command.
  */
 export function registerEvolveCommands(program: Command): void {
-  const evolve = program.command("evolve").description("Improve a harness from its own failures");
+  const evolve = program.command("evolve").description(verbDescription("evolve"));
   registerEvolvePropose(evolve);
-  const proposals = program.command("proposals").description("Review, apply and reject proposals");
+  const proposals = program.command("proposals").description(verbDescription("proposals"));
   registerProposalsList(proposals);
   registerProposalsShow(proposals);
   registerProposalsApply(proposals);

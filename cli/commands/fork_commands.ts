@@ -6,13 +6,15 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import type { ForkEdit } from "../../lib/runner/replay.ts";
-import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
+import { readRequest } from "../../lib/requests.ts";
+import { FORK_FLAGS, forkRun, resumeFork } from "../../lib/runs/forks.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { resolveHarnessDir } from "../../lib/spec/load.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 import { reportRun } from "./run_commands.ts";
@@ -49,7 +51,7 @@ function editOption(
  */
 export function registerForkCommands(program: Command): void {
   program.command("fork")
-    .description("Fork a run at one of its model calls into a new harness folder beside its parent")
+    .description(verbDescription("fork"))
     .argument("<run_id>", "the run to fork")
     .requiredOption("--at <seq>", "the seq of one of the run's model_call events")
     .requiredOption("--name <name>", "the fork's id and folder name (a slug), beside the parent")
@@ -77,12 +79,13 @@ export function registerForkCommands(program: Command): void {
     ) =>
       runVerb(o, async () => {
         const at = wholeOption(o.at, { name: "--at", min: 1 });
-        const fork = await forkRun(openHive(), runId, {
+        const request = readRequest(FORK_FLAGS, {
           at,
           name: o.name,
           ...(o.model !== undefined ? { model: o.model } : {}),
           ...editOption(o),
-        }, "cli");
+        });
+        const fork = await forkRun(openHive(), runId, request, "cli");
         return {
           data: fork,
           text:
@@ -100,9 +103,7 @@ export function registerForkCommands(program: Command): void {
     );
 
   program.command("resume")
-    .description(
-      "Run a fork from the point it was forked at: the parent's prefix is replayed from its journal (verified first, nothing re-executed), then the run goes on live (exit 0 on success, 3 otherwise)",
-    )
+    .description(verbDescription("resume"))
     .argument("<fork-dir>", "the fork's folder")
     .option("--stream", "follow the run as it happens (with --json: NDJSON frames)")
     .option("--approve", "trust the folder if it is not trusted yet")

@@ -6,6 +6,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { generateInterface } from "../../lib/interface/generate.ts";
 import type { InterfaceInput } from "../../lib/interface/page.ts";
@@ -21,9 +22,7 @@ const INPUTS = ["text", "url", "file"];
  */
 export function registerInterfaceCommands(program: Command): void {
   program.command("generate")
-    .description(
-      "Write the harness's page, interfaces/default/index.html: one self-contained file a person can use",
-    )
+    .description(verbDescription("generate"))
     .argument("<dir>", "the harness folder")
     .option(
       "--input <kind>",
@@ -49,9 +48,7 @@ export function registerInterfaceCommands(program: Command): void {
     );
 
   program.command("package")
-    .description(
-      "Write a deployable .tar.gz of the harness (no .framework, .env, traces or uploads), or check one with --verify",
-    )
+    .description(verbDescription("package"))
     .argument("[dir]", "the harness folder")
     .option("--out <file>", "where to write it (default <id>-<version>.tar.gz here)")
     .option("--verify <file>", "check every file of a package against its framework.lock.json")

@@ -6,13 +6,14 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { generateKey } from "../../lib/keys/key_files.ts";
 import { authorizeKey, listKeys, revokeKey } from "../../lib/keys/key_store.ts";
 import { DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, signToken } from "../../lib/keys/tokens.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
-import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
 interface StoreOptions extends GlobalOptions {
@@ -48,7 +49,7 @@ function parseTtl(raw: string | undefined): number | undefined {
  * @param program The root command.
  */
 export function registerKeysCommands(program: Command): void {
-  const keys = program.command("keys").description("Keys and bearer tokens for the control plane");
+  const keys = program.command("keys").description(verbDescription("keys"));
   registerKeysGenerate(keys);
   registerKeysSign(keys);
   registerKeysAuthorize(keys);

@@ -6,14 +6,15 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { removeItem } from "../../lib/construct/remove_item.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
 import { serveHarnessOverMcp } from "../../lib/runs/mcp_serve.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { loadSpec, resolveHarnessDir } from "../../lib/spec/load.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
 
 function collect(value: string, previous: string[]): string[] {
@@ -26,9 +27,7 @@ function collect(value: string, previous: string[]): string[] {
  * @param program The root command.
  */
 export function registerMcpCommands(program: Command): void {
-  const mcp = program.command("mcp").description(
-    "MCP servers of a harness (local only), and mcp serve",
-  );
+  const mcp = program.command("mcp").description(verbDescription("mcp"));
   mcp.command("list")
     .description("List the harness's MCP servers")
     .argument("<dir>", "the harness folder")

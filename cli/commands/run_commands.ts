@@ -5,6 +5,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { resolve } from "node:path";
 import { settleBackground } from "../../lib/background.ts";
 import { badInput, EXIT_RUN_NOT_SUCCESS, notFound } from "../../lib/errors.ts";
@@ -15,14 +16,15 @@ import { describeEvent } from "../../lib/journal/describe.ts";
 import { findRun, getTrace, readJournalBytes, verifyTrace } from "../../lib/journal/trace.ts";
 import type { Integrity } from "../../lib/journal/verify.ts";
 import { RUN_STATUSES, type RunResult } from "../../lib/run_types.ts";
-import { harnessIdOf } from "../../lib/spec/harness_id.ts";
+import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
 import { createRunService, type Submission } from "../../lib/runs/service.ts";
-import { resolveHarnessDir } from "../../lib/spec/load.ts";
+import { readRequest, RUN_FLAGS } from "../../lib/requests.ts";
+import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
-import { trustGate } from "../../lib/trust/gate.ts";
+import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { type GlobalOptions, reportError, runVerb, writeErr, writeOut } from "../output.ts";
 
 function summary(r: RunResult): string {
@@ -96,7 +98,7 @@ export function registerRunCommands(program: Command): void {
 /** Registers `framework run`. */
 function registerRun(program: Command): void {
   program.command("run")
-    .description("Run a harness once (exit 0 on success, 3 for any other status)")
+    .description(verbDescription("run"))
     .argument("<dir>", "the harness folder")
     .option("--input <text>", "the input, always taken as literal text")
     .option("--input-file <path>", "a file inside the harness folder whose content is the input")
@@ -116,14 +118,12 @@ function registerRun(program: Command): void {
       },
     ) =>
       runVerb(o, async () => {
-        if (o.input === undefined && o.inputFile === undefined) {
-          throw badInput("Give --input TEXT or --input-file PATH");
-        }
-        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-        const run = await createRunService().submit(trusted, {
+        const request = readRequest(RUN_FLAGS, {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
+        const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
+        const run = await createRunService().submit(trusted, request);
         return await reportRun(run, o);
       })
     );
@@ -132,9 +132,7 @@ function registerRun(program: Command): void {
 /** Registers `framework serve`. */
 function registerServe(program: Command): void {
   program.command("serve")
-    .description(
-      'Read one JSON request per line on stdin ({"input": …} or {"input_file": …}) and write NDJSON frames',
-    )
+    .description(verbDescription("serve"))
     .argument("<dir>", "the harness folder")
     .option("--approve", "trust the folder if it is not trusted yet")
     .action(async (dir: string, o: { approve?: boolean }) => {
@@ -155,7 +153,7 @@ function registerServe(program: Command): void {
 /** Registers `framework runs`. */
 function registerRuns(program: Command): void {
   program.command("runs")
-    .description("List a harness's runs, newest first")
+    .description(verbDescription("runs"))
     .argument("<dir>", "the harness folder")
     .option("--status <status>", `only runs with this status: ${RUN_STATUSES.join(", ")}, running`)
     .option("--limit <n>", "at most this many (default 50)")
@@ -195,7 +193,7 @@ function registerRuns(program: Command): void {
 /** Registers `framework stats`. */
 function registerStats(program: Command): void {
   program.command("stats")
-    .description("Success rate, cost, turns, durations and recent failures of a harness")
+    .description(verbDescription("stats"))
     .argument("<dir>", "the harness folder")
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions) =>
@@ -221,7 +219,7 @@ function registerStats(program: Command): void {
 /** Registers `framework trace`. */
 function registerTrace(program: Command): void {
   program.command("trace")
-    .description("Show a run's journal, verify its hash chain, or export its bytes verbatim")
+    .description(verbDescription("trace"))
     .argument("[run_id]", "the run id (or --last with --harness)")
     .option("--harness <dir>", "only find the run in this harness")
     .option("--last", "the newest run of the --harness folder")

@@ -5,6 +5,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { stringify } from "yaml";
 import { addItem } from "../../lib/construct/add_item.ts";
 import { initHarness } from "../../lib/construct/init_harness.ts";
@@ -12,10 +13,10 @@ import { removeItem, type RemoveTarget } from "../../lib/construct/remove_item.t
 import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
 import { jsonProblem } from "../../lib/json_safety.ts";
-import { getField } from "../../lib/spec/get_field.ts";
-import { formatIssue } from "../../lib/spec/issues.ts";
-import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
-import { evalSetJsonSchema } from "../../lib/spec/eval_set.ts";
+import { getField } from "../../lib/harness_spec/get_field.ts";
+import { formatIssue } from "../../lib/harness_spec/issues.ts";
+import { harnessJsonSchema } from "../../lib/harness_spec/json_schema.ts";
+import { evalSetJsonSchema } from "../../lib/harness_spec/eval_set.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import { TEMPLATES } from "../../lib/templates/templates.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
@@ -80,9 +81,7 @@ export function registerSpecCommands(program: Command): void {
 /** Registers `framework init`. */
 function registerInit(program: Command): void {
   program.command("init")
-    .description(
-      "Create a harness folder from a template (offline scripted model, a tool, a validator, a skill)",
-    )
+    .description(verbDescription("init"))
     .argument("<dir>", "the new harness folder")
     .option("--template <name>", `template: ${Object.keys(TEMPLATES).join(", ")}`, "hello")
     .option("--id <id>", "harness id (default: the folder name as a slug)")
@@ -110,7 +109,7 @@ function registerInit(program: Command): void {
 /** Registers `framework validate`. */
 function registerValidate(program: Command): void {
   program.command("validate")
-    .description("Check harness.yaml and list every problem (exit 2 when invalid)")
+    .description(verbDescription("validate"))
     .argument("<dir>", "the harness folder")
     .option("--connect", "also start each MCP server once and list its tools")
     .option("--json", "print the ok-wrapped JSON result")
@@ -138,9 +137,7 @@ function registerValidate(program: Command): void {
 /** Registers `framework get`. */
 function registerGet(program: Command): void {
   program.command("get")
-    .description(
-      "Print the spec, or one dotted field of it (e.g. limits.max_turns, skills.refunds)",
-    )
+    .description(verbDescription("get"))
     .argument("<dir>", "the harness folder")
     .argument("[path]", "dotted path")
     .option("--json", "print the ok-wrapped JSON result")
@@ -155,7 +152,7 @@ function registerGet(program: Command): void {
 /** Registers `framework set`. */
 function registerSet(program: Command): void {
   program.command("set")
-    .description("Set one dotted field to a JSON value (12 is a number, '\"12\"' a string)")
+    .description(verbDescription("set"))
     .argument("<dir>", "the harness folder")
     .argument("<path>", "dotted path, e.g. limits.max_turns")
     .argument("<value>", "the value as JSON (or raw text with --string)")
@@ -185,7 +182,7 @@ function registerSet(program: Command): void {
 /** Registers `framework add`. */
 function registerAdd(program: Command): void {
   program.command("add")
-    .description("Add a skill, tool, validator, guardrail or hook")
+    .description(verbDescription("add"))
     .argument("<dir>", "the harness folder")
     .argument("<kind>", "skill | tool | validator | guardrail | hook")
     .argument("[item]", "the entry as a JSON object (flags below override its fields)")
@@ -237,7 +234,7 @@ function registerAdd(program: Command): void {
 /** Registers `framework remove`. */
 function registerRemove(program: Command): void {
   program.command("remove")
-    .description("Remove a field or entry by dotted path, or an entry by --kind and --name")
+    .description(verbDescription("remove"))
     .argument("<dir>", "the harness folder")
     .argument("[path]", "dotted path, e.g. skills.refunds or limits.max_cost_usd")
     .option("--kind <kind>", "skill | tool | validator | guardrail | hook")
@@ -268,9 +265,7 @@ function registerRemove(program: Command): void {
 /** Registers `framework schema`. */
 function registerSchema(program: Command): void {
   program.command("schema")
-    .description(
-      "Print the JSON Schema of harness.yaml (or of an eval set with --eval), for editors",
-    )
+    .description(verbDescription("schema"))
     .option("--eval", "the schema of evals/<set>.yaml")
     .option("--json", "print the ok-wrapped JSON result")
     .action((o: GlobalOptions & { eval?: boolean }) =>

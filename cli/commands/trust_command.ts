@@ -5,6 +5,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { listTrusted, revokeTrust, trustFolder } from "../../lib/trust/store.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
@@ -16,9 +17,7 @@ import { type GlobalOptions, runVerb } from "../output.ts";
  */
 export function registerTrustCommand(program: Command): void {
   program.command("trust")
-    .description(
-      "Trust a harness folder (its code may then run here), list trusted folders, or revoke",
-    )
+    .description(verbDescription("trust"))
     .argument("[dir]", "the folder to trust (its subfolders are trusted too)")
     .option("--list", "list trusted folders")
     .option("--revoke <dir>", "stop trusting a folder")

@@ -5,6 +5,7 @@
  */
 
 import type { Command } from "commander";
+import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { wholeOption } from "../../lib/whole_number.ts";
 import { okEnvelope } from "../../lib/envelope.ts";
@@ -22,9 +23,7 @@ function collect(value: string, previous: string[]): string[] {
  */
 export function registerWorkbenchCommand(program: Command): void {
   program.command("workbench")
-    .description(
-      "Open the workbench: chat with the copilot, run, trace and improve harnesses (docs/workbench.md)",
-    )
+    .description(verbDescription("workbench"))
     .option(
       "--host <host>",
       "address to listen on (anything but loopback needs the printed access token)",

@@ -5,9 +5,15 @@
  */
 
 import { badInput } from "../errors.ts";
-import { entryName, isItemKind, ITEM_KINDS, type ItemKind, LIST_PATH } from "../spec/entries.ts";
-import { frozenRootOf } from "../spec/frozen.ts";
-import { appendInText } from "../spec/yaml_edit.ts";
+import {
+  entryName,
+  isItemKind,
+  ITEM_KINDS,
+  type ItemKind,
+  LIST_PATH,
+} from "../harness_spec/entries.ts";
+import { frozenRootOf } from "../harness_spec/frozen.ts";
+import { appendInText } from "../harness_spec/yaml_edit.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 import type { ChangeOptions } from "./set_field.ts";
 

@@ -11,8 +11,8 @@
 import { resolve } from "node:path";
 import { badInput } from "../errors.ts";
 import { pathExists } from "../fs/exists.ts";
-import type { EditPolicy } from "../spec/frozen.ts";
-import { isSlug, SLUG_RULE } from "../spec/schema.ts";
+import type { EditPolicy } from "../harness_spec/frozen.ts";
+import { isSlug, SLUG_RULE } from "../harness_spec/schema.ts";
 import { addItem } from "./add_item.ts";
 import { initHarness } from "./init_harness.ts";
 import { setField } from "./set_field.ts";

@@ -8,10 +8,15 @@
 
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { specPath } from "../paths.ts";
-import { invalidSpecError, type ParsedSpecText, parseSpecText, specIsValid } from "../spec/load.ts";
-import type { ModelSpec } from "../spec/schema.ts";
-import { specVersion } from "../spec/version.ts";
-import { setInText } from "../spec/yaml_edit.ts";
+import {
+  invalidSpecError,
+  type ParsedSpecText,
+  parseSpecText,
+  specIsValid,
+} from "../harness_spec/load.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
+import { specVersion } from "../harness_spec/version.ts";
+import { setInText } from "../harness_spec/yaml_edit.ts";
 import { appendConstructionLog } from "./construction_log.ts";
 
 /** The provenance a fork records (docs/runs.md, Forks). */

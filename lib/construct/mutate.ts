@@ -8,8 +8,8 @@
  * @module
  */
 
-import { EDIT_POLICIES, type EditPolicy } from "../spec/frozen.ts";
-import { claimHarness } from "../spec/claim.ts";
+import { EDIT_POLICIES, type EditPolicy } from "../harness_spec/frozen.ts";
+import { claimHarness } from "../harness_spec/claim.ts";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { withFileLock } from "../fs/file_lock.ts";
@@ -23,10 +23,10 @@ import {
   readSpecText,
   resolveHarnessDir,
   specIsValid,
-} from "../spec/load.ts";
-import type { SpecIssue } from "../spec/issues.ts";
-import { specVersion } from "../spec/version.ts";
-import { noteSpecWritten } from "../spec/spec_watch.ts";
+} from "../harness_spec/load.ts";
+import type { SpecIssue } from "../harness_spec/issues.ts";
+import { specVersion } from "../harness_spec/version.ts";
+import { noteSpecWritten } from "../harness_spec/watch.ts";
 import { appendConstructionLog, type ConstructionEntry } from "./construction_log.ts";
 
 /** What an edit function returns: the new text and what to log. */

@@ -5,10 +5,10 @@
  */
 
 import { badInput } from "../errors.ts";
-import { isItemKind, ITEM_KINDS, LIST_PATH } from "../spec/entries.ts";
-import { parseDottedPath, resolvePath } from "../spec/dotted_path.ts";
-import { frozenRootOf } from "../spec/frozen.ts";
-import { deleteInText } from "../spec/yaml_edit.ts";
+import { isItemKind, ITEM_KINDS, LIST_PATH } from "../harness_spec/entries.ts";
+import { parseDottedPath, resolvePath } from "../harness_spec/dotted_path.ts";
+import { frozenRootOf } from "../harness_spec/frozen.ts";
+import { deleteInText } from "../harness_spec/yaml_edit.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 import type { ChangeOptions } from "./set_field.ts";
 

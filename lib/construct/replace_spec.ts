@@ -10,10 +10,10 @@
 import { badInput, FrameworkError } from "../errors.ts";
 import { openHive } from "../hive/open.ts";
 import { latestSpecVersionIn } from "../hive/spec_versions.ts";
-import { type EditPolicy, frozenRoots } from "../spec/frozen.ts";
-import { parseSpecText, readSpecText, resolveHarnessDir } from "../spec/load.ts";
+import { type EditPolicy, frozenRoots } from "../harness_spec/frozen.ts";
+import { parseSpecText, readSpecText, resolveHarnessDir } from "../harness_spec/load.ts";
 import { canonicalJson } from "../hash.ts";
-import { specVersion } from "../spec/version.ts";
+import { specVersion } from "../harness_spec/version.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 import type { ChangeOptions } from "./set_field.ts";
 

@@ -12,7 +12,7 @@ import type { Hive } from "../hive/open.ts";
 import { findSpecVersion } from "../hive/spec_versions.ts";
 import type { MutationResult } from "./mutate.ts";
 import { frozenRootsChangedByText, replaceSpecText } from "./replace_spec.ts";
-import type { EditPolicy } from "../spec/frozen.ts";
+import type { EditPolicy } from "../harness_spec/frozen.ts";
 import type { ChangeOptions } from "./set_field.ts";
 
 /**

@@ -5,9 +5,9 @@
  */
 
 import { badInput } from "../errors.ts";
-import { parseDottedPath, resolvePath } from "../spec/dotted_path.ts";
-import { type EditPolicy, frozenRootOf } from "../spec/frozen.ts";
-import { setInText } from "../spec/yaml_edit.ts";
+import { parseDottedPath, resolvePath } from "../harness_spec/dotted_path.ts";
+import { type EditPolicy, frozenRootOf } from "../harness_spec/frozen.ts";
+import { setInText } from "../harness_spec/yaml_edit.ts";
 import { frozenError, mutateSpec, type MutationResult } from "./mutate.ts";
 
 /** Who is changing the spec. */

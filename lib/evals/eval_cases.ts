@@ -25,10 +25,10 @@ import {
   type EvalCase,
   evalCaseSchema,
   parseEvalSetText,
-} from "../spec/eval_set.ts";
-import { evalSetFile, listEvalSets } from "../spec/eval_sets.ts";
-import { invalidSpecError, loadSpec } from "../spec/load.ts";
-import { appendInText } from "../spec/yaml_edit.ts";
+} from "../harness_spec/eval_set.ts";
+import { evalSetFile, listEvalSets } from "../harness_spec/eval_sets.ts";
+import { invalidSpecError, loadSpec } from "../harness_spec/load.ts";
+import { appendInText } from "../harness_spec/yaml_edit.ts";
 
 /** A case as it was written. */
 export interface AddedEvalCase {

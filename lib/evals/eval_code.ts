@@ -8,10 +8,10 @@
  * @module
  */
 
-import { codeToRun } from "../spec/code_refs.ts";
-import type { EvalCase } from "../spec/eval_set.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
-import { requireTrustFor, type TrustedFolder } from "../trust/gate.ts";
+import { codeToRun } from "../harness_spec/code_refs.ts";
+import type { EvalCase } from "../harness_spec/eval_set.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
+import { requireTrustFor, type TrustedFolder } from "../trust/trust_gate.ts";
 
 type Entry = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ type Entry = Record<string, unknown>;
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * // harness.yaml: verify.validators: [{code: checks/tone.ts#polite, permissions: {net: [api.x]}}]
  * const { spec } = await loadSpec("./harnesses/hello");

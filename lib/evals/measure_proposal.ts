@@ -11,7 +11,7 @@ import { type EvalResult, latestEval } from "../hive/evals.ts";
 import type { Hive } from "../hive/open.ts";
 import { getProposal } from "../hive/proposals.ts";
 import type { RunService } from "../runs/service.ts";
-import { loadSpec, parseSpecText } from "../spec/load.ts";
+import { loadSpec, parseSpecText } from "../harness_spec/load.ts";
 import { badInput } from "../errors.ts";
 import { caseChanges, type Comparison } from "./compare.ts";
 import { type EvalOptions, runEval, runEvalOnText } from "./run_eval.ts";

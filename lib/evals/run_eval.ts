@@ -14,6 +14,7 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../requests.ts";
 import { join } from "node:path";
 import { copyTree } from "../fs/copy_tree.ts";
 import { type EvalCaseResult, type EvalResult, insertEval } from "../hive/evals.ts";
@@ -22,13 +23,13 @@ import { newId } from "../ids.ts";
 import { harnessStateDir, specPath } from "../paths.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { within } from "../fs/safe_path.ts";
-import { DEFAULT_LIMITS } from "../runner/run_loop.ts";
+import { runLimits } from "../runner/limits.ts";
 import { buildValidators } from "../runner/validators.ts";
 import type { HarnessTarget, RunService } from "../runs/service.ts";
-import type { EvalCase } from "../spec/eval_set.ts";
-import { type LoadedSpec, loadSpec, parseSpecText } from "../spec/load.ts";
+import type { EvalCase } from "../harness_spec/eval_set.ts";
+import { type LoadedSpec, loadSpec, parseSpecText } from "../harness_spec/load.ts";
 import { createSandboxPool } from "../tools/sandbox.ts";
-import { loadEvalSet } from "../spec/eval_sets.ts";
+import { loadEvalSet } from "../harness_spec/eval_sets.ts";
 import { evalChecks, requireEvalTrust } from "./eval_code.ts";
 
 /** How to run an evaluation. */
@@ -53,7 +54,7 @@ export const MAX_EVAL_CONCURRENCY = 16;
  * ```ts
  * import { openHive } from "../hive/open.ts";
  * import { createRunService } from "../runs/service.ts";
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * const result = await runEval(openHive(), createRunService(), trusted, { set: "smoke" });
@@ -162,7 +163,7 @@ async function evaluate(
 ): Promise<EvalResult> {
   const eval_id = newId("eval");
   const started_at = new Date().toISOString();
-  const limits = { ...DEFAULT_LIMITS, ...loaded.spec.limits };
+  const limits = runLimits(loaded.spec);
   const sandboxes = createSandboxPool(
     loaded.dir,
     protectedTraceDirs(loaded.dir, loaded.spec.logging?.trace_dir),
@@ -222,10 +223,12 @@ async function runCase(
   const expected = c.status ?? "success";
   let run;
   try {
-    run = await runs.submit(target, {
+    // An eval file is an edge like any request: its case is read with the run schema.
+    const request = readRequest(RUN_REQUEST, {
       ...(c.input !== undefined ? { input: c.input } : {}),
       ...(c.input_file !== undefined ? { input_file: c.input_file } : {}),
-    }, { ...runOptions, spec: loaded });
+    });
+    run = await runs.submit(target, request, { ...runOptions, spec: loaded });
   } catch (err) {
     return {
       case_id: c.id,

@@ -10,7 +10,7 @@ import { trackBackground } from "../background.ts";
 import { openHive } from "../hive/open.ts";
 import type { RunResult } from "../run_types.ts";
 import { failuresWithSignature } from "../hive/runs.ts";
-import { harnessRef, type LoadedSpec } from "../spec/load.ts";
+import { harnessRef, type LoadedSpec } from "../harness_spec/load.ts";
 import { proposeImprovement } from "./propose.ts";
 import { lastProposalAt } from "../hive/proposals.ts";
 

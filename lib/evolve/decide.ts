@@ -14,12 +14,12 @@ import { badInput, FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { openHive } from "../hive/open.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
-import { resolvePath } from "../spec/dotted_path.ts";
-import type { EditPolicy } from "../spec/frozen.ts";
-import { harnessRef, loadSpec } from "../spec/load.ts";
+import { resolvePath } from "../harness_spec/dotted_path.ts";
+import type { EditPolicy } from "../harness_spec/frozen.ts";
+import { harnessRef, loadSpec } from "../harness_spec/load.ts";
 import { sha256Hex } from "../hash.ts";
-import { deleteInText, setInText } from "../spec/yaml_edit.ts";
-import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import { deleteInText, setInText } from "../harness_spec/yaml_edit.ts";
+import { gateCodeChange, gateYamlChange } from "./evolution_gate.ts";
 import {
   getProposal,
   markProposalApplied,

@@ -12,7 +12,7 @@ import { type FailedRun, getRun, recentFailedRuns } from "../hive/runs.ts";
 import { harnessStats } from "../hive/stats.ts";
 import { makeRedactor } from "../journal/redact.ts";
 import { parseJournal } from "../journal/verify.ts";
-import { harnessRef, type LoadedSpec } from "../spec/load.ts";
+import { harnessRef, type LoadedSpec } from "../harness_spec/load.ts";
 import type { Proposal } from "../hive/proposals.ts";
 
 const MAX_FAILED_RUNS = 50;

@@ -16,13 +16,13 @@ import { createProvider, type ProviderContext } from "../models/registry.ts";
 import { withRetries } from "../models/retry.ts";
 import { type ModelProvider, ProviderError } from "../models/types.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
-import { type EditPolicy, frozenRoots } from "../spec/frozen.ts";
-import { loadSpec } from "../spec/load.ts";
-import type { ModelSpec } from "../spec/schema.ts";
-import { resolvePath } from "../spec/dotted_path.ts";
+import { type EditPolicy, frozenRoots } from "../harness_spec/frozen.ts";
+import { loadSpec } from "../harness_spec/load.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
+import { resolvePath } from "../harness_spec/dotted_path.ts";
 import { canonicalJson, sha256Hex } from "../hash.ts";
 import { gatherEvidence } from "./evidence.ts";
-import { gateCodeChange, gateYamlChange } from "./gate.ts";
+import { gateCodeChange, gateYamlChange } from "./evolution_gate.ts";
 import {
   type CodeChange,
   insertProposal,

@@ -124,3 +124,61 @@ function isoNow(): string {
   }
   return lastIso;
 }
+
+/**
+ * The path of a request without its query, as the request log shows it (and the control plane looks
+ * its hottest routes up by).
+ *
+ * @example
+ * ```ts
+ * pathOf(new Request("http://127.0.0.1:8420/trace/run_01?x=1")); // "/trace/run_01"
+ * ```
+ * @param request The request.
+ * @returns Its path.
+ */
+export function pathOf(request: Request): string {
+  const url = request.url;
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/**
+ * Logs one line per request answered by a handler — the one place a server's request lines are
+ * written — keeping an answer made synchronously synchronous.
+ *
+ * @example
+ * ```ts
+ * const log = requestLog();
+ * Deno.serve(withRequestLog(() => new Response("ok"), log.line, () => undefined));
+ * ```
+ * @param handler The server's handler.
+ * @param log Where lines go; null or undefined: the handler as it is.
+ * @param keyOf The key a request was verified with, once it has been answered.
+ * @returns The logging handler.
+ */
+export function withRequestLog(
+  handler: (request: Request) => Response | Promise<Response>,
+  log: ((line: string) => void) | null | undefined,
+  keyOf: (request: Request) => string | undefined,
+): (request: Request) => Response | Promise<Response> {
+  if (!log) return handler;
+  return (request) => {
+    const t0 = performance.now();
+    const write = (response: Response) => {
+      log(
+        requestLine(
+          request.method,
+          pathOf(request),
+          response.status,
+          performance.now() - t0,
+          keyOf(request),
+        ),
+      );
+      return response;
+    };
+    const answer = handler(request);
+    return answer instanceof Response ? write(answer) : answer.then(write);
+  };
+}

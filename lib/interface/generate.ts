@@ -9,7 +9,7 @@ import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { readSafeFile, resolveSafePath } from "../fs/safe_path.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
-import { type LoadedSpec, loadSpec } from "../spec/load.ts";
+import { type LoadedSpec, loadSpec } from "../harness_spec/load.ts";
 import { type InterfaceInput, interfacePage } from "./page.ts";
 
 /** Where the page is written, relative to the harness folder. */

@@ -12,17 +12,11 @@
  * @module
  */
 
-import type { HarnessSpec } from "../spec/schema.ts";
+import { escapeHtml } from "../html.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /** What the page asks for. */
 export type InterfaceInput = "text" | "url" | "file";
-
-function escapeHtml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
-}
 
 /** The page's own script: no framework object, no credential; the token is typed by the person. */
 const SCRIPT = String.raw`
@@ -243,7 +237,7 @@ small { color: var(--muted); font-weight: 400; }
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { spec } = await loadSpec("./harnesses/hello");
  * const html = interfacePage(spec); // "<!doctype html>…"

@@ -13,7 +13,7 @@ import { pathExists } from "../fs/exists.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
 import { sensitiveName } from "../paths.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
-import { loadSpec } from "../spec/load.ts";
+import { loadSpec } from "../harness_spec/load.ts";
 
 /** The folder uploads go to, relative to the harness. */
 export const UPLOADS_DIR = "workspace/uploads";

@@ -22,7 +22,7 @@ import {
   type ToolSet,
 } from "ai";
 import { lookupCredential } from "../fs/dotenv.ts";
-import type { ModelSpec } from "../spec/schema.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
 import { modelEndpoint } from "./endpoint.ts";
 import {
   estimateTokens,

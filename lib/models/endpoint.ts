@@ -9,7 +9,7 @@
  */
 
 import { badInput } from "../errors.ts";
-import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
+import type { HarnessSpec, ModelSpec } from "../harness_spec/schema.ts";
 
 /** The environment variable that holds each provider's key by default. */
 export const DEFAULT_KEY_ENV: Readonly<Record<string, string | undefined>> = {
@@ -87,7 +87,7 @@ function describe(e: ModelEndpoint): string {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * // harness.yaml: model {provider: openai-compatible, base_url: http://127.0.0.1:11434/v1}
  * const { spec } = await loadSpec("./harnesses/local");

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ModelSpec } from "../spec/schema.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
 import type { Usage } from "./types.ts";
 
 /** USD per million tokens. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ModelSpec } from "../spec/schema.ts";
+import type { ModelSpec } from "../harness_spec/schema.ts";
 import { createAiSdkProvider } from "./ai_sdk.ts";
 import { createScriptedModel } from "./scripted.ts";
 import type { ModelProvider } from "./types.ts";

@@ -39,7 +39,7 @@ export interface RetryNotice {
  * @example
  * ```ts
  * import type { JournalWriter } from "../journal/writer.ts";
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  * import { createProvider } from "./registry.ts";
  *
  * declare const journal: JournalWriter; // the run's journal

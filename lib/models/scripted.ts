@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ModelSpec, ScriptedReply } from "../spec/schema.ts";
+import type { ModelSpec, ScriptedReply } from "../harness_spec/schema.ts";
 import {
   estimateTokens,
   type ModelProvider,

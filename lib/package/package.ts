@@ -21,7 +21,7 @@ import type { Hive } from "../hive/open.ts";
 import { openHive } from "../hive/open.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { sensitiveName } from "../paths.ts";
-import { loadSpec } from "../spec/load.ts";
+import { loadSpec } from "../harness_spec/load.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import { checkFileSize, readTarGz, type TarFile, tarGz } from "./tar.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { RunHandle } from "./start_run.ts";
+import type { RunHandle } from "./run_handle.ts";
 
 const active = new Map<string, RunHandle>();
 

@@ -2,7 +2,7 @@
  * What a run knows of delegation: where it stands in a chain of hand-offs (its depth and the harnesses
  * above it), and the function the run service gives it to hand a task to a peer. The runner only
  * calls it from the `delegate` tool and adds what the child cost; choosing, refusing and starting the
- * child are the run service's (`lib/runs/delegation.ts`).
+ * child are the run service's (`lib/runs/delegator.ts`).
  *
  * @module
  */

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { entryName } from "../spec/entries.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { entryName } from "../harness_spec/entries.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import type { Grant, SandboxPool } from "../tools/sandbox.ts";
 
 /** When a hook is called. */

@@ -9,7 +9,7 @@
  */
 
 import { abortable } from "../sleep.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import type { SandboxPool } from "../tools/sandbox.ts";
 import type { Tool } from "../tools/tool.ts";
 

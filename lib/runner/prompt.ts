@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /**
  * Composes the system prompt.

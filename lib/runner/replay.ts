@@ -62,7 +62,7 @@ export interface AppliedForkEdit {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * // A fork's harness.yaml records where it re-enters its parent: fork {parent, run_id, at, head}.
  * const { spec } = await loadSpec("/h/refunds-fr");

@@ -7,8 +7,8 @@
  */
 
 import { compileJsonSchema } from "../json_schema.ts";
-import { entryName } from "../spec/entries.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { entryName } from "../harness_spec/entries.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import type { Grant, SandboxPool } from "../tools/sandbox.ts";
 
 /** The outcome of one validator. */

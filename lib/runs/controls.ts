@@ -19,10 +19,12 @@ import type {
   LiveState,
   RunControls,
   SteeringMessage,
-} from "../runner/controls.ts";
+} from "../runner/control_queue.ts";
 import { allowedRuntimeModel } from "../models/endpoint.ts";
-import { type HarnessSpec, modelSchema, type ModelSpec } from "../spec/schema.ts";
-import type { RunHandle } from "../runner/start_run.ts";
+import * as z from "zod";
+import { MODEL_CHOICE, namesScriptOnly } from "../harness_spec/model_choice.ts";
+import type { HarnessSpec, ModelSpec } from "../harness_spec/schema.ts";
+import type { RunHandle } from "../runner/run_handle.ts";
 import type { RunRow } from "../hive/runs.ts";
 
 /**
@@ -137,57 +139,42 @@ export function stopRun(
   return runControls(db, runId, find).stop(how.by, how.now ?? false);
 }
 
+/** `POST /api/runs/{id}/model`: the model, read by the model-choice schema. */
+export const MODEL_CHANGE_REQUEST = {
+  schema: z.strictObject({ model: MODEL_CHOICE }),
+  what: "model change",
+  example: '{"model": "openai:gpt-4.1-mini"} or {"model": {"provider": "…", "name": "…"}}',
+};
+
 /**
- * Reads a model change as it arrives over HTTP or from a model: `"provider:name"` or a model block.
- * Credentials go only where the harness already sends them: the provider, `base_url` and key
- * variable must be a combination `harness.yaml` uses together ({@link allowedRuntimeModel}), so no
- * request chooses where a key is sent. The live model control and a fork's model override both
- * read their model here.
+ * Whether a run of this spec may use a chosen model, and the model it then uses. Credentials go only
+ * where the harness already sends them: the provider, `base_url` and key variable must be a
+ * combination `harness.yaml` uses together ({@link allowedRuntimeModel}), so no request chooses
+ * where a key is sent. A scripted model named without a script needs a scripted harness. The live
+ * model control and a fork's model override both decide here.
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
+ * import { MODEL_CHOICE } from "../harness_spec/model_choice.ts";
  *
  * // harness.yaml: model {provider: openai, name: gpt-4.1}
  * const { spec } = await loadSpec("./harnesses/hello");
- * parseModelChange("openai:gpt-4.1-mini", spec); // { provider: "openai", name: "gpt-4.1-mini" }
+ * runtimeModel(MODEL_CHOICE.parse("openai:gpt-4.1-mini"), spec); // { provider: "openai", … }
  * ```
- * @param value The `model` field of the request.
+ * @param model The chosen model (read by {@link MODEL_CHOICE}).
  * @param spec The run's spec snapshot.
- * @returns The model block.
- * @throws `bad_input` saying what to send.
+ * @returns The model block the run may use.
+ * @throws `bad_input` saying what the harness allows.
  */
-export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
-  let raw: unknown = value;
-  if (typeof value === "string") {
-    const at = value.indexOf(":");
-    const provider = at < 0 ? value : value.slice(0, at);
-    const name = at < 0 ? "" : value.slice(at + 1);
-    raw = { provider, ...(name ? { name } : {}) };
-  }
-  const scriptedWithoutScript = (raw as { provider?: unknown } | null)?.provider === "scripted" &&
-    !(raw as { replies?: unknown }).replies && !(raw as { scenarios?: unknown }).scenarios;
-  // A scripted model named without a script goes on with the run's (the loop decides), so the
-  // schema's "needs replies" rule does not apply to it here.
-  const parsed = modelSchema.safeParse(
-    scriptedWithoutScript ? { ...(raw as object), replies: [] } : raw,
-  );
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length ? `model.${issue.path.join(".")}: ` : "";
-    throw badInput(
-      `Invalid model: ${where}${issue.message}; send "provider:name" (e.g. "openai:gpt-4.1-mini") or {"provider": …, "name": …}`,
-      { field: "model" },
-    );
-  }
-  const model = parsed.data;
-  if (scriptedWithoutScript) {
-    delete model.replies;
-    if (spec.model.provider !== "scripted" && !spec.playbooks?.some((p) => p.model)) {
-      throw badInput("A scripted model needs replies: send them in the model block", {
-        field: "model",
-      });
-    }
+export function runtimeModel(model: ModelSpec, spec: HarnessSpec): ModelSpec {
+  if (
+    namesScriptOnly(model) && spec.model.provider !== "scripted" &&
+    !spec.playbooks?.some((p) => p.model)
+  ) {
+    throw badInput("A scripted model needs replies: send them in the model block", {
+      field: "model",
+    });
   }
   return allowedRuntimeModel(model, spec);
 }
@@ -197,7 +184,7 @@ export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
  *
  * @param db The hive.
  * @param runId The run.
- * @param model `"provider:name"` or a model block (see {@link parseModelChange}).
+ * @param model The chosen model (read by the model-choice schema).
  * @param by Who asks.
  * @param find The runs the caller shows.
  * @returns The control.
@@ -205,10 +192,10 @@ export function parseModelChange(value: unknown, spec: HarnessSpec): ModelSpec {
 export function changeRunModel(
   db: Hive,
   runId: string,
-  model: unknown,
+  model: ModelSpec,
   by: ControlActor,
   find: RunFinder,
 ): Control {
   const handle = liveRun(db, runId, find);
-  return handle.controls.changeModel(parseModelChange(model, handle.spec), by);
+  return handle.controls.changeModel(runtimeModel(model, handle.spec), by);
 }

@@ -35,22 +35,48 @@ import {
   replayFrom,
   withForkEdit,
 } from "../runner/replay.ts";
-import { claimHarness, folderHoldsId } from "../spec/claim.ts";
-import { loadSpec } from "../spec/load.ts";
-import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../spec/schema.ts";
+import { claimHarness, folderHoldsId } from "../harness_spec/claim.ts";
+import { loadSpec } from "../harness_spec/load.ts";
+import { isSlug, MAX_SLUG_LENGTH, type ModelSpec, SLUG_RULE } from "../harness_spec/schema.ts";
 import { trustedEntryFor, trustFolder } from "../trust/store.ts";
-import { parseModelChange } from "./controls.ts";
+import { MODEL_CHOICE, namesScriptOnly } from "../harness_spec/model_choice.ts";
+import * as z from "zod";
+import { runtimeModel } from "./controls.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
 
-/** What a fork is asked: the model call to re-enter at, the new harness's name, its model. */
-export interface ForkRequest {
-  at: number;
-  name: string;
-  /** `"provider:name"` or a model block; the parent's model when absent. */
-  model?: unknown;
-  /** A change of the next user message or a tool result, applied at every resume. */
-  edit?: ForkEdit;
-}
+const forkBody = z.strictObject({
+  at: z.number().int().positive(),
+  name: z.string().refine(isSlug, SLUG_RULE),
+  model: MODEL_CHOICE.optional(),
+  edit: z.strictObject({
+    kind: z.enum(["user_message", "tool_result"]),
+    replacement: z.string(),
+    call_id: z.string().optional(),
+  }).optional(),
+});
+
+/**
+ * What a fork is asked — the model call to re-enter at (`at`), the new harness's name, optionally its
+ * model and an edit of what that call was given — read by this schema on every face (the workbench's
+ * `POST /api/runs/{id}/fork`, `framework fork`, the copilot's `fork_run`).
+ */
+export const FORK_REQUEST = {
+  schema: forkBody,
+  what: "fork request",
+  example:
+    '{"at": 6, "name": "my-fork"} (at: the seq of a model_call; model optional; edit optional: {"kind": "user_message" or "tool_result", "replacement": "…", "call_id"?})',
+};
+
+/** `framework fork`: the same schema, its flags named in the message. */
+export const FORK_FLAGS = {
+  schema: forkBody,
+  what: "fork",
+  example:
+    "--at SEQ (a model_call's seq) --name NAME (a slug) [--model provider:name] [--edit-user-message TEXT | --edit-tool-result TEXT [--call-id ID]]",
+};
+
+/** A fork's request, read by {@link FORK_REQUEST}. */
+export type ForkRequest = z.infer<typeof forkBody>;
 
 /** A fork as the API answers it. */
 export interface ForkResult {
@@ -93,14 +119,6 @@ export async function forkRun(
   actor: string,
 ): Promise<ForkResult> {
   const row = findRun(db, null, runId);
-  if (!isSlug(request.name)) {
-    throw badInput(`The fork's name ${JSON.stringify(request.name)}: ${SLUG_RULE}`, {
-      field: "name",
-    });
-  }
-  if (!Number.isSafeInteger(request.at) || request.at < 1) {
-    throw badInput("`at` must be the seq of one of the run's model calls", { field: "at" });
-  }
   const parent = await loadSpec(row.harness_dir);
   const replay = replayFrom(await readJournalBytes(row), { run_id: row.run_id, at: request.at });
   // Checked now, so a fork is never made with an edit its resume would refuse.
@@ -207,12 +225,12 @@ function forkEditBlock(edit: ForkEdit, edited: Replay): NonNullable<ForkBlock["e
 }
 
 /** A fork's model: a live-change model, where a scripted name alone keeps the parent's script. */
-function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["spec"]): ModelSpec {
-  const model = parseModelChange(value, spec);
-  if (model.provider === "scripted" && !model.replies && !model.scenarios) {
-    return { ...spec.model, name: model.name };
-  }
-  return model;
+function forkModel(
+  chosen: ModelSpec,
+  spec: Awaited<ReturnType<typeof loadSpec>>["spec"],
+): ModelSpec {
+  const model = runtimeModel(chosen, spec);
+  return namesScriptOnly(model) ? { ...spec.model, name: model.name } : model;
 }
 
 /**
@@ -224,7 +242,7 @@ function forkModel(value: unknown, spec: Awaited<ReturnType<typeof loadSpec>>["s
  * @example
  * ```ts
  * import { openHive } from "../hive/open.ts";
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  * import { createRunService } from "./service.ts";
  *
  * const trusted = await trustGate("/h/refunds-fr", { approve: true });

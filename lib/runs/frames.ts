@@ -10,7 +10,7 @@
 
 import type { SseFrame } from "../http/sse.ts";
 import type { RunResult } from "../run_types.ts";
-import type { RunHandle } from "../runner/start_run.ts";
+import type { RunHandle } from "../runner/run_handle.ts";
 import type { JournalEvent } from "../journal/event.ts";
 
 /** One frame. */

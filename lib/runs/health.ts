@@ -1,7 +1,7 @@
 /**
  * The control plane's `/health` answer as a snapshot: built from the spec and the evolved counter,
  * serialized once, and answered as is until something it shows may have changed. A change to
- * `harness.yaml` (watched, see `spec/spec_watch.ts`) or a proposal applied in this process rebuilds it
+ * `harness.yaml` (watched, see `harness_spec/watch.ts`) or a proposal applied in this process rebuilds it
  * on the next request; anything else another process wrote is picked up within {@link MAX_AGE_MS}.
  * So a request does no file or SQL work in the common case, and `/health` stays cheap under load.
  *
@@ -11,9 +11,9 @@
 import { okEnvelope } from "../envelope.ts";
 import { openHive } from "../hive/open.ts";
 import { evolvedCount, proposalsAppliedInProcess } from "../hive/proposals.ts";
-import { harnessRef } from "../spec/load.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
-import { watchSpec } from "../spec/spec_watch.ts";
+import { harnessRef } from "../harness_spec/load.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
+import { watchSpec } from "../harness_spec/watch.ts";
 
 /** The longest a snapshot is answered without looking at the spec file and the hive again. */
 export const MAX_AGE_MS = 1000;

@@ -6,12 +6,13 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../requests.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import * as z from "zod";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import type { HarnessTarget, RunService } from "./service.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
 
 /**
  * Serves a harness over an MCP transport until the transport closes.
@@ -41,10 +42,13 @@ export async function serveHarnessOverMcp(
     },
     async (args: { input?: string; input_file?: string }) => {
       try {
-        const run = await runs.submit(target, {
-          ...(args.input !== undefined ? { input: args.input } : {}),
-          ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
-        });
+        const run = await runs.submit(
+          target,
+          readRequest(RUN_REQUEST, {
+            ...(args.input !== undefined ? { input: args.input } : {}),
+            ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
+          }),
+        );
         const r = await run.result;
         return {
           content: [{ type: "text" as const, text: r.output || r.error?.message || r.status }],

@@ -6,11 +6,12 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../requests.ts";
 import { errorEnvelope } from "../envelope.ts";
 import { asFrameworkError, badInput, type FrameworkError } from "../errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.ts";
 import { readLines } from "../lines.ts";
-import type { TrustedFolder } from "../trust/gate.ts";
+import type { TrustedFolder } from "../trust/trust_gate.ts";
 import { ndjsonLine } from "./frames.ts";
 import type { RunService } from "./service.ts";
 
@@ -19,7 +20,7 @@ import type { RunService } from "./service.ts";
  *
  * @example
  * ```ts
- * import { trustGate } from "../trust/gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
  * import { createRunService } from "./service.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
@@ -28,13 +29,13 @@ import type { RunService } from "./service.ts";
  * @param input The request lines.
  * @param write Writes one output line.
  * @param runs The run service.
- * @param harness The harness, with the trust gate's proof.
+ * @param target The harness, as the trust gate's proof for it.
  */
 export async function serveLines(
   input: ReadableStream<Uint8Array>,
   write: (line: string) => void,
   runs: RunService,
-  harness: TrustedFolder,
+  target: TrustedFolder,
 ): Promise<void> {
   const error = (e: FrameworkError) =>
     write(JSON.stringify({ frame: "error", ...errorEnvelope(e) }));
@@ -55,7 +56,7 @@ export async function serveLines(
       if (!request || typeof request !== "object" || Array.isArray(request)) {
         throw badInput('Each line must be a JSON object such as {"input": "hello"}');
       }
-      const run = await runs.submit(harness, request);
+      const run = await runs.submit(target, readRequest(RUN_REQUEST, request));
       for await (const frame of run.frames()) write(ndjsonLine(frame));
     } catch (err) {
       const e = asFrameworkError(err);

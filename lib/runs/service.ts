@@ -1,9 +1,10 @@
 /**
- * The run service: the one way a shell starts a run. Each step is here once — the request is read
- * (one schema), the run is prepared (spec snapshot, input, trust: the gate's proof or the trust
- * store, never a caller's word), admitted (the capacity gate, when the shell has one), launched when a
- * slot is free, and followed by the after-run work (automatic proposals) — and every shell only
- * translates: the control plane, the workbench API, the CLI's `run` and `serve`, the copilot.
+ * The run service: the one way a shell starts a run. Each step is here once — the run is prepared
+ * from a request its face has read with the run schema (spec snapshot, input, trust: the gate's proof
+ * or the trust store, never a caller's word), its id is allocated, it is admitted (the capacity gate,
+ * when the shell has one), launched when a slot is free, and followed by the after-run work
+ * (automatic proposals) — and every shell only translates: the control plane, the workbench API, the
+ * CLI's `run` and `serve`, MCP, the copilot.
  *
  * @module
  */
@@ -11,24 +12,26 @@
 import { maybeAutoPropose } from "../evolve/auto_propose.ts";
 import { newRunId } from "../ids.ts";
 import { linkSignals } from "../linked_signal.ts";
-import { readRequest, RUN_REQUEST } from "../requests.ts";
+import { readRequest, RUN_REQUEST, type RunRequest } from "../requests.ts";
 import type { RunResult } from "../run_types.ts";
-import { launchRun, prepareRun, type RunHandle, type RunOptions } from "../runner/start_run.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
-import type { TrustedFolder } from "../trust/gate.ts";
+import { launchRun } from "../runner/launch_run.ts";
+import { prepareRun, type RunOptions } from "../runner/prepare_run.ts";
+import type { RunHandle } from "../runner/run_handle.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
+import type { TrustedFolder } from "../trust/trust_gate.ts";
 import { type RunFrame, runTail } from "./frames.ts";
-import { createDelegator } from "./delegation.ts";
+import { createDelegator } from "./delegator.ts";
 import type { Delegator } from "../runner/delegation.ts";
-import type { RunGate } from "./gate.ts";
+import type { RunGate } from "./capacity.ts";
 
 /** A shell's run service. */
 export interface RunService {
   /**
-   * Starts a run from a request body (`{input?, input_file?}`). Bad input throws before anything is
-   * recorded; a full gate throws `over_capacity` (503). The run starts now, or when a slot frees,
-   * whatever happens to the caller afterwards.
+   * Starts a run from its request, read at the face's edge with the run schema (`RUN_REQUEST`). A
+   * bad `input_file` throws before anything is recorded; a full gate throws `over_capacity` (503).
+   * The run starts now, or when a slot frees, whatever happens to the caller afterwards.
    */
-  submit(harness: HarnessTarget, body: unknown, options?: SubmitOptions): Promise<Submission>;
+  submit(target: HarnessTarget, request: RunRequest, options?: SubmitOptions): Promise<Submission>;
   /** Runs of this service still going. */
   active(): RunHandle[];
   /**
@@ -81,8 +84,8 @@ export interface RunServiceOptions {
  *
  * @example
  * ```ts
- * import { trustGate } from "../trust/gate.ts";
- * import { createRunGate } from "./gate.ts";
+ * import { trustGate } from "../trust/trust_gate.ts";
+ * import { createRunGate } from "./capacity.ts";
  *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * const runs = createRunService({ gate: createRunGate({ maxConcurrent: 1, maxQueued: 4 }) });
@@ -100,9 +103,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(harness, body, { inSlotOf, ...submitOptions } = {}) {
-      const request = readRequest(RUN_REQUEST, body);
-      const dir = typeof harness === "string" ? harness : harness.dir;
+    async submit(target, request, { inSlotOf, ...submitOptions } = {}) {
+      const dir = typeof target === "string" ? target : target.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
       let prepared;
       try {
@@ -114,7 +116,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             : {}),
           // A snapshot of the spec, parsed once per change of the file.
           spec,
-          ...(typeof harness === "string" ? {} : { trusted: harness }),
+          ...(typeof target === "string" ? {} : { trusted: target }),
           signal: stop.signal,
         });
       } catch (err) {
@@ -122,14 +124,14 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
         throw err;
       }
       // Run ids sort by time: allocated here, right before admission, they follow the queue's order.
-      if (submitOptions.runId === undefined) prepared.run_id = newRunId();
+      const run_id = submitOptions.runId ?? newRunId();
       // A hand-off's child works in its parent's slot; every other run passes the gate.
       const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
       const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
         (release) => {
           try {
-            const run = launchRun(prepared);
+            const run = launchRun(prepared, run_id);
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
             guestsOf.set(run.run_id, guests);
@@ -159,7 +161,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       started.catch(() => {}); // a run that could not start rejects `result` and `frames` instead
       const harness_id = prepared.loaded.spec.id;
       return {
-        run_id: prepared.run_id,
+        run_id,
         harness_id,
         queued: admission?.queued ?? false,
         started,
@@ -167,7 +169,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
         async *frames() {
           yield {
             frame: "run_accepted",
-            run_id: prepared.run_id,
+            run_id,
             harness_id,
             ...(admission ? { queued: admission.queued } : {}),
           };
@@ -191,8 +193,9 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
 }
 
 /**
- * Starts one run and returns at once with its handle (the library's and the tests' way): prepared,
- * trust-checked and followed by the after-run work like every other run, without a capacity gate.
+ * Starts one run and returns at once with its handle (the library's and the tests' way): its request
+ * read with the run schema, prepared, trust-checked and followed by the after-run work like every
+ * other run, without a capacity gate.
  *
  * @example
  * ```ts
@@ -200,15 +203,16 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
  * for await (const e of run.events) console.log(e.seq, e.type);
  * const result = await run.result;
  * ```
- * @param harness The harness folder (or the trust gate's proof for it).
- * @param body `input` and/or `input_file`.
+ * @param target The harness folder (or the trust gate's proof for it).
+ * @param body `input` and/or `input_file` (anything else is `bad_input`).
  * @param options A pre-allocated id, a parent, a spec snapshot, an abort signal.
  * @returns The run handle.
  */
 export async function startRun(
-  harness: HarnessTarget,
+  target: HarnessTarget,
   body: unknown,
   options: SubmitOptions = {},
 ): Promise<RunHandle> {
-  return await (await createRunService().submit(harness, body, options)).started;
+  const request = readRequest(RUN_REQUEST, body);
+  return await (await createRunService().submit(target, request, options)).started;
 }

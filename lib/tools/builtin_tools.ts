@@ -9,7 +9,7 @@ import { dirname } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 import { readCheckedStart, resolveSafePath } from "../fs/safe_path.ts";
-import { BUILTINS } from "../spec/builtins.ts";
+import { BUILTINS } from "../harness_spec/builtins.ts";
 import { sensitiveName } from "../paths.ts";
 import { stringArg, type Tool, type ToolContext, ToolError } from "./tool.ts";
 

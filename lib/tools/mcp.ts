@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import { stdioTransport } from "./mcp_stdio.ts";
 import { type Tool, ToolError } from "./tool.ts";
 import type { ToolProblem } from "./toolset.ts";
@@ -215,7 +215,7 @@ const listings = new Map<string, Promise<ServerTools[]>>();
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { dir, spec } = await loadSpec("./harnesses/hello");
  * const servers = await listServerTools(dir, spec, true); // [{server, tools, warnings, error?}]

@@ -7,7 +7,7 @@
  */
 
 import type { ToolSpec } from "../models/types.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /** What a tool call can use. */
 export interface ToolContext {

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { entryName } from "../spec/entries.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { entryName } from "../harness_spec/entries.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import { BUILTIN_TOOLS } from "./builtin_tools.ts";
 import { buildCodeTool, type CodeToolEntry } from "./code_tool.ts";
 import type { SandboxPool } from "./sandbox.ts";
@@ -30,7 +30,7 @@ export interface Toolset {
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  * import { createSandboxPool } from "./sandbox.ts";
  *
  * const { dir, spec } = await loadSpec("./harnesses/hello");

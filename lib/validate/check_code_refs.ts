@@ -11,8 +11,8 @@ import { resolveSafePath } from "../fs/safe_path.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
 import { createSemaphore } from "../semaphore.ts";
 import { createSandbox, type Grant, type Sandbox, splitCodeRef } from "../tools/sandbox.ts";
-import { codeRefsOf, type CodeRefUse } from "../spec/code_refs.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { codeRefsOf, type CodeRefUse } from "../harness_spec/code_refs.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 
 /** A problem with a code ref, before it is located in the YAML text. */
 export interface CodeRefProblem {
@@ -60,7 +60,7 @@ const inFlight = new Map<string, Promise<CodeRefProblem[]>>();
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { dir, spec } = await loadSpec("/h");
  * const problems = await checkCodeRefs(dir, spec, true);

@@ -7,8 +7,8 @@
 
 import { resolve } from "node:path";
 import { specPath } from "../paths.ts";
-import type { SpecIssue } from "../spec/issues.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { SpecIssue } from "../harness_spec/issues.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 
 /**

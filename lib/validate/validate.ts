@@ -6,17 +6,17 @@
  */
 
 import { listServerTools } from "../tools/mcp.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import { traceDirProblem } from "../journal/trace_dir.ts";
 import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
-import { ownerOfId } from "../spec/claim.ts";
+import { ownerOfId } from "../harness_spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
 import { checkPeers } from "./check_peers.ts";
-import { positionOf, sortIssues, type SpecIssue } from "../spec/issues.ts";
-import { checkHarness, specIsValid } from "../spec/load.ts";
-import { evalSetIssues } from "../spec/eval_sets.ts";
-import { specVersion } from "../spec/version.ts";
+import { positionOf, sortIssues, type SpecIssue } from "../harness_spec/issues.ts";
+import { checkHarness, specIsValid } from "../harness_spec/load.ts";
+import { evalSetIssues } from "../harness_spec/eval_sets.ts";
+import { specVersion } from "../harness_spec/version.ts";
 
 /** The result of {@link validateHarness}. */
 export interface ValidationResult {

@@ -1,8 +1,8 @@
 /**
- * Who may reach the workbench. The API listens on a private loopback port and only answers requests
- * carrying the per-launch secret that the launcher's proxy adds. The launcher answers only to its own
- * host names (DNS-rebinding protection), refuses cross-origin writes, and, when it listens beyond
- * loopback, asks for an access token (given once as `?token=…`, then kept in a cookie).
+ * Who may reach the workbench. Only the launcher listens (the API is called in process, for `/api`);
+ * it answers only to its own host names (DNS-rebinding protection), refuses cross-origin writes, and,
+ * when it listens beyond loopback, asks for an access token (given once as `?token=…`, then kept in a
+ * cookie). A development checkout's separate API port has the same checks.
  *
  * @module
  */
@@ -10,8 +10,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "../http/net.ts";
 
-/** The header that carries the launcher's secret to the API. */
-export const SECRET_HEADER = "x-framework-workbench-secret";
 /** The cookie that keeps the access token after `?token=`. */
 export const ACCESS_COOKIE = "framework_workbench_access";
 

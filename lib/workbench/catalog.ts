@@ -7,8 +7,8 @@
  * @module
  */
 
-import { type Candidate, considerPeers } from "../runs/delegation.ts";
-import { claimHarness, folderHoldsId } from "../spec/claim.ts";
+import { type Candidate, considerPeers } from "../runs/delegator.ts";
+import { claimHarness, folderHoldsId } from "../harness_spec/claim.ts";
 import { join, resolve, sep } from "node:path";
 import { SPEC_FILE_NAME, specPath, STATE_DIR_NAME } from "../paths.ts";
 import { badInput, notFound } from "../errors.ts";
@@ -20,9 +20,9 @@ import {
   listHarnesses,
 } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
-import { parseSpecText, specIsValid } from "../spec/load.ts";
-import { checkHarnessCached } from "../spec/spec_cache.ts";
-import { specVersion } from "../spec/version.ts";
+import { parseSpecText, specIsValid } from "../harness_spec/load.ts";
+import { checkHarnessCached } from "../harness_spec/cache.ts";
+import { specVersion } from "../harness_spec/version.ts";
 import { evolvedCount } from "../hive/proposals.ts";
 import { type HarnessStats, harnessStats } from "../hive/stats.ts";
 import { trustedEntryFor } from "../trust/store.ts";

@@ -10,7 +10,7 @@
 import { join, relative } from "node:path";
 import { sensitiveName } from "../paths.ts";
 import { protectedTraceDirs } from "../journal/trace_dir.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
 
 /** Folders never listed. */
 const SKIP = new Set(["node_modules", ".git"]);

@@ -11,14 +11,14 @@ import type { HarnessRef } from "../../lib/hive/harnesses.ts";
 import type { Principal } from "../../lib/keys/authenticate.ts";
 import type { HealthSnapshot } from "../../lib/runs/health.ts";
 import type { RunService } from "../../lib/runs/service.ts";
-import type { EditPolicy } from "../../lib/spec/frozen.ts";
-import type { TrustedFolder } from "../../lib/trust/gate.ts";
+import type { EditPolicy } from "../../lib/harness_spec/frozen.ts";
+import type { TrustedFolder } from "../../lib/trust/trust_gate.ts";
 
 /** Every edit and proposal decision over the control plane is a remote one. */
 export const CONTROL_PLANE_POLICY = "remote" satisfies EditPolicy;
 
 /** Per-request variables. */
-export type Env = { Variables: { principal?: Principal; keyId?: string } };
+export type Env = { Variables: { principal?: Principal } };
 
 /** A Hono app of the control plane (the whole one, or one resource's routes). */
 export type ControlPlaneApp = Hono<Env>;
@@ -33,7 +33,12 @@ export interface ControlPlaneContext {
   runs: RunService;
   /** The `/health` answer, kept current without per-request file or SQL work. */
   health: HealthSnapshot;
-  /** Authenticates the request for a scope (401/403) and remembers the key for the request log. */
+  /**
+   * Authenticates a request for a scope (401/403) and remembers its key for the request log (a
+   * refusal after the token was verified names its key too).
+   */
+  verify(request: Request, scope: string | null): Promise<Principal>;
+  /** {@link verify} for a route, keeping the principal in the request's variables. */
   authorize(c: Context<Env>, scope: string | null): Promise<Principal>;
   /**
    * Authenticates the request for a scope and reads its JSON object body within the size limit

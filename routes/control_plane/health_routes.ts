@@ -8,20 +8,45 @@
 import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
-import { jsonResponse, okResponse } from "../../lib/http/response.ts";
+import { errorResponse, jsonResponse, okResponse } from "../../lib/http/response.ts";
 import { getTrace } from "../../lib/journal/trace.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
 
+/** A request's answer, made synchronously when it can be. */
+export type Answer = (request: Request) => Response | Promise<Response>;
+
 /**
- * The `/stats` answer of an authorized request (`GET /stats` is also answered before the router, by
- * the control plane itself; this route keeps `HEAD` and the 405 of other methods).
+ * The `/health` answer: the snapshot's JSON, made synchronously while the snapshot stands (no
+ * promise on the probe's path). The control plane answers `GET /health` with it before the router;
+ * the route below answers `HEAD` and gives other methods their 405.
  *
  * @param ctx The control plane's context.
- * @returns The response.
+ * @returns The answer.
  */
-export function statsResponse(ctx: ControlPlaneContext): Response {
-  return okResponse(harnessStats(openHive(), ctx.harness));
+export function healthAnswer(ctx: ControlPlaneContext): Answer {
+  return () => {
+    const json = ctx.health.json();
+    return typeof json === "string" ? jsonResponse(json) : json.then(jsonResponse);
+  };
+}
+
+/**
+ * The `/stats` answer: the token checked for `read`, then the harness's statistics; a refusal is
+ * answered here (the poll's path never goes through the router's error handler).
+ *
+ * @param ctx The control plane's context.
+ * @returns The answer.
+ */
+export function statsAnswer(ctx: ControlPlaneContext): Answer {
+  return async (request) => {
+    try {
+      await ctx.verify(request, "read");
+      return okResponse(harnessStats(openHive(), ctx.harness));
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
 }
 
 /**
@@ -32,11 +57,10 @@ export function statsResponse(ctx: ControlPlaneContext): Response {
  */
 export function healthRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
-  app.get("/health", async () => jsonResponse(await ctx.health.json()));
-  app.get("/stats", async (c) => {
-    await ctx.authorize(c, "read");
-    return statsResponse(ctx);
-  });
+  const health = healthAnswer(ctx);
+  const stats = statsAnswer(ctx);
+  app.get("/health", (c) => health(c.req.raw));
+  app.get("/stats", (c) => stats(c.req.raw));
   app.get("/trace/:run_id", async (c) => {
     await ctx.authorize(c, "read");
     const { run: _run, ...trace } = await getTrace(openHive(), ctx.harness, c.req.param("run_id"));

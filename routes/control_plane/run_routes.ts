@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
-import { lastEventId } from "../../lib/requests.ts";
+import { lastEventId, readRequest, RUN_REQUEST } from "../../lib/requests.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
@@ -24,7 +24,7 @@ export function runRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
   app.post("/run", async (c) => {
     const { body } = await ctx.authorizedBody(c, "run");
-    const run = await ctx.runs.submit(ctx.trusted, body);
+    const run = await ctx.runs.submit(ctx.trusted, readRequest(RUN_REQUEST, body));
     if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
     return okResponse(await run.result);
   });

@@ -8,7 +8,7 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { EditPolicy } from "../../lib/spec/frozen.ts";
+import type { EditPolicy } from "../../lib/harness_spec/frozen.ts";
 import type { ChatEnvironment } from "../../lib/workbench/chat.ts";
 import type { Rescan } from "../../lib/workbench/rescan.ts";
 

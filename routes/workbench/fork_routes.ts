@@ -10,8 +10,14 @@ import { Hono } from "hono";
 import { harnessOfRun } from "../../lib/hive/runs.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
-import { FORK_REQUEST, readRequest, RESUME_REQUEST } from "../../lib/requests.ts";
-import { forkRun, resumeFork, runLineage, suggestForkName } from "../../lib/runs/forks.ts";
+import { readRequest, RESUME_REQUEST } from "../../lib/requests.ts";
+import {
+  FORK_REQUEST,
+  forkRun,
+  resumeFork,
+  runLineage,
+  suggestForkName,
+} from "../../lib/runs/forks.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
 import { harnessDirOf } from "../../lib/workbench/catalog.ts";
 import { targetRun } from "../../lib/workbench/runs.ts";

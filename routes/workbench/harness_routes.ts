@@ -21,8 +21,8 @@ import {
   WORKBENCH_REMOVE_REQUEST,
   WORKBENCH_SET_REQUEST,
 } from "../../lib/requests.ts";
-import { frozenRoots } from "../../lib/spec/frozen.ts";
-import { checkHarnessCached } from "../../lib/spec/spec_cache.ts";
+import { frozenRoots } from "../../lib/harness_spec/frozen.ts";
+import { checkHarnessCached } from "../../lib/harness_spec/cache.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import {

@@ -14,7 +14,6 @@ import { type Context, Hono } from "hono";
 import { okResponse } from "../../lib/http/response.ts";
 import { badInput, notFound } from "../../lib/errors.ts";
 import {
-  MODEL_CHANGE_REQUEST,
   PLAYBOOK_REQUEST,
   readRequest,
   STEER_EDIT_REQUEST,
@@ -23,6 +22,7 @@ import {
 } from "../../lib/requests.ts";
 import {
   changeRunModel,
+  MODEL_CHANGE_REQUEST,
   runControls,
   type RunFinder,
   steeringMessages,

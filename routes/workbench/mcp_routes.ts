@@ -10,7 +10,7 @@
 
 import { Hono } from "hono";
 import { okResponse } from "../../lib/http/response.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { listServerTools } from "../../lib/tools/mcp.ts";
 import { trustedEntryFor } from "../../lib/trust/store.ts";
 import { harnessDirOf } from "../../lib/workbench/catalog.ts";

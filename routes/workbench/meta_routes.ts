@@ -7,7 +7,7 @@
 
 import { Hono } from "hono";
 import { okResponse } from "../../lib/http/response.ts";
-import { builtinCatalog } from "../../lib/spec/builtins.ts";
+import { builtinCatalog } from "../../lib/harness_spec/builtins.ts";
 import { copilotToolNames } from "../../lib/workbench/copilot/tools.ts";
 import type { WorkbenchApp, WorkbenchContext } from "./context.ts";
 

@@ -13,7 +13,7 @@ import { harnessStats } from "../../lib/hive/stats.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse, sseWhileOpen } from "../../lib/http/sse.ts";
 import { readJournalBytes } from "../../lib/journal/trace.ts";
-import { lastEventId } from "../../lib/requests.ts";
+import { lastEventId, readRequest, RUN_REQUEST } from "../../lib/requests.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
 import { readRunSet, sseRunSetFrames } from "../../lib/runs/run_set.ts";
@@ -58,7 +58,8 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
     (c) => okResponse(harnessStats(hive, harnessRefOf(hive, c.req.param("id")))),
   );
   app.post("/api/harnesses/:id/runs", async (c) => {
-    const run = await ctx.runs.submit(harnessDirOf(hive, c.req.param("id")), await ctx.body(c));
+    const request = readRequest(RUN_REQUEST, await ctx.body(c));
+    const run = await ctx.runs.submit(harnessDirOf(hive, c.req.param("id")), request);
     if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
     return okResponse(await run.result);
   });

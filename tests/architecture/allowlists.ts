@@ -47,7 +47,5 @@ export interface LongFunctionEntry {
 
 /** Functions over 120 lines today: each may only shrink, and leaves the list once it fits. */
 export const LONG_FUNCTIONS: readonly LongFunctionEntry[] = [
-  { file: "lib/runner/controls.ts", name: "createRunControls", lines: 131 },
-  { file: "lib/runner/run_loop.ts", name: "runLoop", lines: 413 },
   { file: "lib/sha256.ts", name: "createSha256", lines: 145 },
 ];

@@ -334,7 +334,7 @@ const WRITTEN_ONCE: readonly [string, RegExp, string][] = [
   [
     "a valid spec",
     /!!\s*\w+(?:\.\w+)*\.spec\s*&&\s*!hasErrors|\.spec\s*\|\|\s*hasErrors/,
-    "lib/spec/load.ts",
+    "lib/harness_spec/load.ts",
   ],
   [
     "whole-number text",

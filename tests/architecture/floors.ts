@@ -30,7 +30,7 @@ export const FLOORS: readonly Floor[] = [
   },
   { folders: ["hive"], about: "the machine's store: owns every SQL statement on its tables" },
   {
-    folders: ["spec"],
+    folders: ["harness_spec"],
     about: "harness.yaml: schema, parse, edit policies (frozen fields), versions",
   },
   {

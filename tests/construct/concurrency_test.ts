@@ -4,7 +4,7 @@ import { initHarness } from "../../lib/construct/init_harness.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
-import { loadSpec, parseSpecText } from "../../lib/spec/load.ts";
+import { loadSpec, parseSpecText } from "../../lib/harness_spec/load.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
 

@@ -7,7 +7,7 @@ import { setField } from "../../lib/construct/set_field.ts";
 import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { tempDir, tempHome, writeFiles } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
 

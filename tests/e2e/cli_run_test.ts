@@ -115,7 +115,7 @@ function hasKeys(value: Json, keys: string[]): void {
   for (const k of keys) assert.ok(k in value, `has ${k}: ${JSON.stringify(value).slice(0, 300)}`);
 }
 
-/** Checks the CONTRACT run result shape and its internal consistency. */
+/** Checks the run result shape (docs/http-contract.md) and its internal consistency. */
 function checkResult(r: Json, harnessId: string, status: string): void {
   hasKeys(r, RESULT_KEYS);
   assert.match(r.run_id, RUN_ID);
@@ -302,7 +302,7 @@ Deno.test("run exits 0 on success with the output on stdout and a summary on std
     },
   );
 
-  await t.step("--json: the CONTRACT run result, cost from model.pricing and usage", async () => {
+  await t.step("--json: the documented run result, cost from model.pricing and usage", async () => {
     const r = await cli(["run", dir, "--input", "hello", "--json"], home.path);
     const data = jsonOk(r);
     assert.doesNotMatch(r.stderr, /success ·/, "no human summary with --json");

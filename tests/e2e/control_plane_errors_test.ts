@@ -142,7 +142,7 @@ function fails(reply: Reply, status: number, kind: string, what = ""): Json {
   return reply.body.error;
 }
 
-/** Checks a run result has the CONTRACT shape and the expected status. */
+/** Checks a run result has the documented shape and the expected status. */
 function assertRunResult(r: Json, status: string, harnessId: string, specVersion: string): void {
   for (const f of RUN_RESULT_FIELDS) assert.ok(f in r, `run result has ${f}: ${JSON.stringify(r)}`);
   assert.equal(r.status, status, JSON.stringify(r));
@@ -272,7 +272,7 @@ Deno.test("POST /run: the five results are 200, input is literal, input_file and
   const run = (body: unknown) => call(server, "POST", "/run", { token, json: body });
   const runIds: Record<string, string> = {};
 
-  await t.step("success: 200 with the CONTRACT run result", async () => {
+  await t.step("success: 200 with the documented run result", async () => {
     const r = ok(await run({ input: "hello" }));
     assertRunResult(r, "success", "runner", version);
     assert.equal(r.output, "done");

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { listServerTools } from "../../lib/tools/mcp.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { fixtureServer } from "../helpers/mcp_fixture.ts";

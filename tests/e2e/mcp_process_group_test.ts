@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startRun } from "../../lib/runs/service.ts";
 import { listServerTools } from "../../lib/tools/mcp.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { alive, diedWithin, fixtureServer } from "../helpers/mcp_fixture.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";

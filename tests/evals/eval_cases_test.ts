@@ -15,7 +15,7 @@ import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { findRun } from "../../lib/journal/trace.ts";
 import { createRunService, startRun } from "../../lib/runs/service.ts";
-import { parseEvalSetText } from "../../lib/spec/eval_set.ts";
+import { parseEvalSetText } from "../../lib/harness_spec/eval_set.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { runCli } from "../helpers/cli.ts";
 import { jsonError, jsonOk } from "../helpers/cli_assert.ts";

@@ -13,7 +13,7 @@ import { harnessStats } from "../../lib/hive/stats.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { getProposal, insertProposal, type Proposal } from "../../lib/hive/proposals.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { runCli } from "../helpers/cli.ts";
 import { jsonError, jsonOk } from "../helpers/cli_assert.ts";
 import { writeHarness } from "../helpers/harness.ts";

@@ -22,7 +22,7 @@ import { listSpecVersions } from "../../lib/hive/spec_versions.ts";
 import { findRun, readJournalBytes } from "../../lib/journal/trace.ts";
 import { verifyJournal } from "../../lib/journal/verify.ts";
 import { createRunService } from "../../lib/runs/service.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { validateHarness } from "../../lib/validate/validate.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

@@ -12,8 +12,10 @@ export interface RunningWorkbenchProcess extends AsyncDisposable {
   url: string;
   /** The URL to open (with `?token=` beyond loopback). */
   openUrl: string;
-  /** The private API's URL (needs the secret, which only the launcher has). */
+  /** Where the API answers (the launcher's URL; a development checkout's own API port). */
   apiUrl: string;
+  /** The process id (to read its sockets in /proc). */
+  pid: number;
   /** The copilot model line, or null. */
   copilot: string | null;
   stderr: () => string;
@@ -104,6 +106,7 @@ export async function startWorkbenchProcess(
     url: data.url,
     openUrl: data.open_url,
     apiUrl: data.api_url,
+    pid: child.pid,
     copilot: data.copilot,
     stderr: () => err,
     stop,

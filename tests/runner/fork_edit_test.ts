@@ -17,7 +17,7 @@ import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
 import { createRunService, startRun } from "../../lib/runs/service.ts";
-import { loadSpec } from "../../lib/spec/load.ts";
+import { loadSpec } from "../../lib/harness_spec/load.ts";
 import { startFakeLlm } from "../helpers/fake_llm.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";

@@ -15,7 +15,7 @@ import { signatureOutcome } from "../../lib/failure_signature.ts";
 import { runOutcome } from "../../lib/run_types.ts";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import type { RunHandle } from "../../lib/runner/start_run.ts";
+import type { RunHandle } from "../../lib/runner/run_handle.ts";
 import { startRun } from "../../lib/runs/service.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import type { RunHandle } from "../../lib/runner/start_run.ts";
+import type { RunHandle } from "../../lib/runner/run_handle.ts";
 import { startRun } from "../../lib/runs/service.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";

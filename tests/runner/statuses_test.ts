@@ -8,7 +8,7 @@ import { openHive } from "../../lib/hive/open.ts";
 import { getRun } from "../../lib/hive/runs.ts";
 import type { JournalEvent } from "../../lib/journal/event.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import { type RunHandle } from "../../lib/runner/start_run.ts";
+import { type RunHandle } from "../../lib/runner/run_handle.ts";
 import { startRun } from "../../lib/runs/service.ts";
 import type { RunResult } from "../../lib/run_types.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { trustStorePath } from "../../lib/paths.ts";
-import { ensureTrusted } from "../../lib/trust/gate.ts";
+import { ensureTrusted } from "../../lib/trust/trust_gate.ts";
 import { listTrusted, revokeTrust, trustedEntryFor, trustFolder } from "../../lib/trust/store.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseEvalSetText } from "../../lib/spec/eval_set.ts";
+import { parseEvalSetText } from "../../lib/harness_spec/eval_set.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";

@@ -8,7 +8,6 @@
 
 import assert from "node:assert/strict";
 import { createPages, PAGE_CSP, type PagesOptions } from "../../routes/workbench_pages.tsx";
-import { SECRET_HEADER } from "../../lib/workbench/access.ts";
 import type { PageState } from "../../ui/page_state.ts";
 import { pagePaths, paths } from "../../ui/paths.ts";
 import { HOME, TABS } from "../../ui/route.ts";
@@ -20,7 +19,6 @@ import type {
   SpecView,
 } from "../../ui/types.ts";
 
-const SECRET = "test-secret-0123456789abcdef";
 const ORIGIN = "http://127.0.0.1:8770";
 const EVIL = "</script><script>alert(1)</script>";
 const T = "2025-01-01T00:00:00.000Z";
@@ -118,24 +116,21 @@ function answers(conversations: Conversation[]): Map<string, unknown> {
 }
 
 interface FakeApi extends AsyncDisposable {
-  url: string;
-  /** Every request's path with query, and the secret it carried. */
-  requests: { path: string; secret: string | null }[];
+  /** The API, as the pages call it in process. */
+  fetch: (request: Request) => Response;
+  /** Every request's path with query, and whether it came as a GET. */
+  requests: { path: string; method: string }[];
 }
 
-/** A fake workbench API on a free loopback port. */
+/** A fake workbench API, called in process. */
 function startFakeApi(conversations = CONVERSATIONS): FakeApi {
   const data = answers(conversations);
   const requests: FakeApi["requests"] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (request) => {
+  return {
+    fetch(request) {
       const url = new URL(request.url);
       const path = url.pathname + url.search;
-      requests.push({ path, secret: request.headers.get(SECRET_HEADER) });
-      if (request.headers.get(SECRET_HEADER) !== SECRET) {
-        return Response.json({ ok: false, error: { kind: "unauthorized" } }, { status: 401 });
-      }
+      requests.push({ path, method: request.method });
       if (!data.has(path)) {
         return Response.json(
           { ok: false, error: { kind: "not_found", message: `Nothing at ${path}` } },
@@ -144,16 +139,13 @@ function startFakeApi(conversations = CONVERSATIONS): FakeApi {
       }
       return Response.json({ ok: true, data: data.get(path) });
     },
-  );
-  return {
-    url: `http://127.0.0.1:${server.addr.port}`,
     requests,
-    [Symbol.asyncDispose]: () => server.shutdown(),
+    [Symbol.asyncDispose]: () => Promise.resolve(),
   };
 }
 
 function pagesFor(api: FakeApi, options: Partial<PagesOptions> = {}) {
-  return createPages({ apiUrl: api.url, secret: SECRET, ...options });
+  return createPages({ api: api.fetch, ...options });
 }
 
 const get = (pages: (r: Request) => Promise<Response>, path: string, init?: RequestInit) =>
@@ -219,9 +211,9 @@ Deno.test("pages: / picks the most recent conversation and its selected harness 
   assert.doesNotMatch(html, /data-island="memory"/);
   assert.match(html, /Hello from Newest/);
   assert.match(html, /<title>hello · overview · Workbench<\/title>/);
-  // Every request to the API carried the secret.
+  // Every request to the API is a read (the pages never change anything).
   assert.ok(api.requests.length >= 5);
-  for (const r of api.requests) assert.equal(r.secret, SECRET, r.path);
+  for (const r of api.requests) assert.equal(r.method, "GET", r.path);
   assert.deepEqual(
     api.requests.map((r) => r.path).sort(),
     [paths.health(), ...pagePaths(state.route)].sort(),
@@ -511,11 +503,10 @@ Deno.test("pages: </script> in the API's data cannot break out of the state elem
 });
 
 Deno.test("pages: an API that does not answer gives a 502 page that says what to do", async () => {
-  // A port that was open and is closed now.
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (closed.addr as Deno.NetAddr).port;
-  closed.close();
-  const pages = createPages({ apiUrl: `http://127.0.0.1:${port}`, secret: SECRET });
+  // An API that fails instead of answering.
+  const pages = createPages({
+    api: () => Promise.reject(new Error("the API is gone")),
+  });
   const errors: unknown[] = [];
   const original = console.error;
   console.error = (...args: unknown[]) => void errors.push(args);

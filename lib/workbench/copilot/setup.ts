@@ -11,9 +11,9 @@ import { parse as parseYaml } from "yaml";
 import { badInput, FrameworkError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs/atomic_write.ts";
 import { specPath, workbenchDir } from "../../paths.ts";
-import { type LoadedSpec, loadSpec } from "../../spec/load.ts";
-import { modelSchema, type ModelSpec } from "../../spec/schema.ts";
-import { type TrustedFolder, trustGate } from "../../trust/gate.ts";
+import { type LoadedSpec, loadSpec } from "../../harness_spec/load.ts";
+import { modelSchema, type ModelSpec } from "../../harness_spec/schema.ts";
+import { type TrustedFolder, trustGate } from "../../trust/trust_gate.ts";
 import { slashUsages } from "../slash_commands.ts";
 import bundled from "./harness.yaml" with { type: "text" };
 

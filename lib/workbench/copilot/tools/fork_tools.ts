@@ -7,7 +7,8 @@
  * @module
  */
 
-import { forkRun, resumeFork } from "../../../runs/forks.ts";
+import { readRequest } from "../../../requests.ts";
+import { FORK_REQUEST, forkRun, resumeFork } from "../../../runs/forks.ts";
 import { ToolError } from "../../../tools/tool.ts";
 import { runOutcome } from "../../../run_types.ts";
 import { artifact, COPILOT_ACTOR, type CopilotContext, str, target, tool } from "./base.ts";
@@ -39,11 +40,12 @@ export function forkTools(ctx: CopilotContext) {
         }
         const row = targetRun(ctx.hive, runId);
         const model = str(args, "model");
-        const fork = await forkRun(ctx.hive, row.run_id, {
+        const request = readRequest(FORK_REQUEST, {
           at: args.at,
-          name: str(args, "name", true)!,
+          name: str(args, "name", true),
           ...(model ? { model } : {}),
-        }, COPILOT_ACTOR);
+        });
+        const fork = await forkRun(ctx.hive, row.run_id, request, COPILOT_ACTOR);
         ctx.selection.harness_id = fork.harness.id;
         ctx.selection.run_id = null;
         artifact(

@@ -6,10 +6,10 @@
  * @module
  */
 
+import { readRequest, RUN_REQUEST } from "../../../requests.ts";
 import { harnessStats } from "../../../hive/stats.ts";
 import { foldContext } from "../../../journal/fold.ts";
 import { getTrace } from "../../../journal/trace.ts";
-import { badInput } from "../../../errors.ts";
 import { runOutcome } from "../../../run_types.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
 import { runControls, stopRun } from "../../../runs/controls.ts";
@@ -59,13 +59,11 @@ export function runTools(ctx: CopilotContext): Tool[] {
         const { id, dir } = target(ctx, args);
         const input = str(args, "input");
         const input_file = str(args, "input_file");
-        if (input === undefined && input_file === undefined) {
-          throw badInput("Give input or input_file");
-        }
-        const run = await ctx.runs.submit(dir, {
+        const request = readRequest(RUN_REQUEST, {
           ...(input !== undefined ? { input } : {}),
           ...(input_file ? { input_file } : {}),
         });
+        const run = await ctx.runs.submit(dir, request);
         if (args.wait === false) {
           await run.started;
           ctx.selection.harness_id = id;

@@ -5,7 +5,7 @@ import {
   HTTP_ONLY_ROOTS,
   REMOTE_ROOTS,
   SAFETY_ROOTS,
-} from "../../lib/spec/frozen.ts";
+} from "../../lib/harness_spec/frozen.ts";
 
 const PROPOSAL = [...SAFETY_ROOTS, ...REMOTE_ROOTS];
 const ALL = [...PROPOSAL, ...HTTP_ONLY_ROOTS];

@@ -12,7 +12,7 @@
 
 import { badInput, FrameworkError, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { HarnessSpec, ModelSpec } from "../spec/schema.ts";
+import type { HarnessSpec, ModelSpec } from "../harness_spec/schema.ts";
 
 /** A steering message (docs/workbench-api.md, Live runs). */
 export interface SteeringMessage {
@@ -105,12 +105,92 @@ function checkText(text: string): string {
   return text;
 }
 
+/** The queue of one run, as its controls keep it. */
+interface QueueState {
+  readonly run_id: string;
+  readonly spec: HarnessSpec;
+  /** Queued controls, in the order they came. */
+  items: ControlItem[];
+  /** Messages taken by a boundary, oldest first. */
+  readonly delivered: SteeringMessage[];
+  closed: boolean;
+  /** Who stopped the run at once, if someone did. */
+  nowBy?: ControlActor;
+}
+
+/** Refuses every control once the run has ended. */
+function ensureOpen(q: QueueState): void {
+  if (q.closed) {
+    throw new FrameworkError("conflict", `Run ${JSON.stringify(q.run_id)} has already ended`, {
+      run_id: q.run_id,
+    });
+  }
+}
+
+/** A queued message by id: a delivered one is a conflict, an unknown one not found. */
+function queuedMessage(q: QueueState, messageId: string): SteeringMessage {
+  const item = q.items.find((i) => i.kind === "message" && i.message.id === messageId);
+  if (item?.kind === "message") return item.message;
+  const taken = q.delivered.find((m) => m.id === messageId);
+  if (taken) {
+    throw new FrameworkError(
+      "conflict",
+      `Message ${
+        JSON.stringify(messageId)
+      } was delivered to the model (turn ${taken.delivered_turn}); it can no longer change`,
+      { id: messageId },
+    );
+  }
+  throw notFound(`No queued message ${JSON.stringify(messageId)} in run ${q.run_id}`, {
+    id: messageId,
+  });
+}
+
+/** A new control record. */
+function newControl(kind: Control["kind"]): Control {
+  return { id: newId("ctl"), kind, status: "queued", created_at: new Date().toISOString() };
+}
+
+/** Refuses a playbook the spec does not have, naming those it has. */
+function checkPlaybook(spec: HarnessSpec, name: string): void {
+  const names = (spec.playbooks ?? []).map((p) => p.name);
+  if (names.includes(name)) return;
+  throw badInput(
+    names.length
+      ? `No playbook named ${JSON.stringify(name)}; playbooks: ${names.join(", ")}`
+      : `The harness ${JSON.stringify(spec.id)} has no playbooks; add one under playbooks:`,
+    { field: "name" },
+  );
+}
+
+/**
+ * Takes what is queued up to and including the first stop; each message taken is delivered from
+ * now on, so it never leaves the listing while the boundary works through the controls before it (a
+ * playbook gate may take a while).
+ */
+function takeControls(q: QueueState, turn: number): ControlItem[] {
+  if (q.items.length === 0) return [];
+  // Nothing after a stop is applied: it stays queued until the run ends.
+  const stop = q.items.findIndex((i) => i.kind === "stop");
+  const taken = stop < 0 ? q.items : q.items.slice(0, stop + 1);
+  q.items = stop < 0 ? [] : q.items.slice(stop + 1);
+  const now = new Date().toISOString();
+  for (const item of taken) {
+    if (item.kind !== "message") continue;
+    item.message.status = "delivered";
+    item.message.delivered_turn = turn;
+    item.message.updated_at = now;
+    q.delivered.push(item.message);
+  }
+  return taken;
+}
+
 /**
  * Creates the controls of a run.
  *
  * @example
  * ```ts
- * import { loadSpec } from "../spec/load.ts";
+ * import { loadSpec } from "../harness_spec/load.ts";
  *
  * const { spec } = await loadSpec("./harnesses/hello");
  * const stopper = new AbortController(); // what the run's work listens to
@@ -127,47 +207,16 @@ function checkText(text: string): string {
  */
 export function createRunControls(options: ControlsOptions): RunControls {
   const { run_id, spec } = options;
-  let queue: ControlItem[] = [];
-  const delivered: SteeringMessage[] = [];
-  let closed = false;
-  let nowBy: ControlActor | undefined;
-
-  const open = () => {
-    if (closed) {
-      throw new FrameworkError("conflict", `Run ${JSON.stringify(run_id)} has already ended`, {
-        run_id,
-      });
-    }
+  const q: QueueState = { run_id, spec, items: [], delivered: [], closed: false };
+  const enqueue = (item: ControlItem): void => {
+    ensureOpen(q);
+    q.items.push(item);
   };
-  const queued = (messageId: string): SteeringMessage => {
-    const item = queue.find((i) => i.kind === "message" && i.message.id === messageId);
-    if (item?.kind === "message") return item.message;
-    const taken = delivered.find((m) => m.id === messageId);
-    if (taken) {
-      throw new FrameworkError(
-        "conflict",
-        `Message ${
-          JSON.stringify(messageId)
-        } was delivered to the model (turn ${taken.delivered_turn}); it can no longer change`,
-        { id: messageId },
-      );
-    }
-    throw notFound(`No queued message ${JSON.stringify(messageId)} in run ${run_id}`, {
-      id: messageId,
-    });
-  };
-  const control = (kind: Control["kind"]): Control => ({
-    id: newId("ctl"),
-    kind,
-    status: "queued",
-    created_at: new Date().toISOString(),
-  });
-
   return {
     run_id,
     state: { playbook: null, model: modelLabel(spec.model) },
     steer(text) {
-      open();
+      ensureOpen(q);
       const now = new Date().toISOString();
       const message: SteeringMessage = {
         id: newId("msg"),
@@ -178,81 +227,55 @@ export function createRunControls(options: ControlsOptions): RunControls {
         updated_at: now,
         delivered_turn: null,
       };
-      queue.push({ kind: "message", message });
+      q.items.push({ kind: "message", message });
       return { ...message };
     },
     messages() {
-      const waiting = queue.flatMap((i) => i.kind === "message" ? [i.message] : []);
+      const waiting = q.items.flatMap((i) => i.kind === "message" ? [i.message] : []);
       // Each boundary takes the queue from its start, so every delivered message is older than
       // every queued one: this is oldest first.
-      return [...delivered, ...waiting].map((m) => ({ ...m }));
+      return [...q.delivered, ...waiting].map((m) => ({ ...m }));
     },
     edit(messageId, text) {
-      open();
-      const message = queued(messageId);
+      ensureOpen(q);
+      const message = queuedMessage(q, messageId);
       message.text = checkText(text);
       message.updated_at = new Date().toISOString();
       return { ...message };
     },
     remove(messageId) {
-      open();
-      const message = queued(messageId);
-      queue = queue.filter((i) => !(i.kind === "message" && i.message === message));
+      ensureOpen(q);
+      const message = queuedMessage(q, messageId);
+      q.items = q.items.filter((i) => !(i.kind === "message" && i.message === message));
     },
     changeModel(model, by) {
-      open();
-      const c = control("model");
-      queue.push({ kind: "model", control: c, model, by });
-      return c;
+      const control = newControl("model");
+      enqueue({ kind: "model", control, model, by });
+      return control;
     },
     switchPlaybook(name, by) {
-      open();
-      const names = (spec.playbooks ?? []).map((p) => p.name);
-      if (!names.includes(name)) {
-        throw badInput(
-          names.length
-            ? `No playbook named ${JSON.stringify(name)}; playbooks: ${names.join(", ")}`
-            : `The harness ${JSON.stringify(spec.id)} has no playbooks; add one under playbooks:`,
-          { field: "name" },
-        );
-      }
-      const c = control("playbook");
-      queue.push({ kind: "playbook", control: c, name, by });
-      return c;
+      ensureOpen(q);
+      checkPlaybook(spec, name);
+      const control = newControl("playbook");
+      enqueue({ kind: "playbook", control, name, by });
+      return control;
     },
     stop(by, now = false) {
-      open();
-      const c = control("stop");
-      if (now) {
-        nowBy ??= by;
-        options.abort(new Error("The run was stopped"));
-      } else {
-        queue.push({ kind: "stop", control: c, by });
+      ensureOpen(q);
+      const control = newControl("stop");
+      if (!now) {
+        q.items.push({ kind: "stop", control, by });
+        return control;
       }
-      return c;
+      q.nowBy ??= by;
+      options.abort(new Error("The run was stopped"));
+      return control;
     },
-    pending: () => queue.length > 0,
-    take(turn) {
-      if (queue.length === 0) return [];
-      // Nothing after a stop is applied: it stays queued until the run ends.
-      const stop = queue.findIndex((i) => i.kind === "stop");
-      const taken = stop < 0 ? queue : queue.slice(0, stop + 1);
-      queue = stop < 0 ? [] : queue.slice(stop + 1);
-      const now = new Date().toISOString();
-      for (const item of taken) {
-        if (item.kind !== "message") continue;
-        // Delivered from the moment it is taken, so it never leaves the listing while the
-        // boundary works through the controls before it (a playbook gate may take a while).
-        item.message.status = "delivered";
-        item.message.delivered_turn = turn;
-        item.message.updated_at = now;
-        delivered.push(item.message);
-      }
-      return taken;
-    },
-    stoppedNow: () => nowBy,
+    pending: () => q.items.length > 0,
+    take: (turn) => takeControls(q, turn),
+    stoppedNow: () => q.nowBy,
     close() {
-      closed = true;
+      q.closed = true;
     },
   };
 }

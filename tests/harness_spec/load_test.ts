@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { parseSpecText } from "../../lib/spec/load.ts";
-import { harnessJsonSchema } from "../../lib/spec/json_schema.ts";
-import { specVersion } from "../../lib/spec/version.ts";
-import { BUILTINS, type EntryKind } from "../../lib/spec/builtins.ts";
+import { parseSpecText } from "../../lib/harness_spec/load.ts";
+import { harnessJsonSchema } from "../../lib/harness_spec/json_schema.ts";
+import { specVersion } from "../../lib/harness_spec/version.ts";
+import { BUILTINS, type EntryKind } from "../../lib/harness_spec/builtins.ts";
 
 const BROKEN = `id: Bad_Id
 model:

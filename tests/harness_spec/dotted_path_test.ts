@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseDottedPath, resolvePath } from "../../lib/spec/dotted_path.ts";
+import { parseDottedPath, resolvePath } from "../../lib/harness_spec/dotted_path.ts";
 import { FrameworkError } from "../../lib/errors.ts";
 
 const SPEC = {

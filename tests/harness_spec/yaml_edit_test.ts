@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import { isMap, isScalar, LineCounter, type Node, parseDocument } from "yaml";
-import { appendInText, deleteInText, setInText } from "../../lib/spec/yaml_edit.ts";
+import { appendInText, deleteInText, setInText } from "../../lib/harness_spec/yaml_edit.ts";
 
 const RICH = await Deno.readTextFile(new URL("../fixtures/rich_harness.yaml", import.meta.url));
 

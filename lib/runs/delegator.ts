@@ -17,8 +17,8 @@ import type { Hive } from "../hive/open.ts";
 import { openHive } from "../hive/open.ts";
 import { harnessStats } from "../hive/stats.ts";
 import type { DelegateOutcome, DelegateRequest, Delegator } from "../runner/delegation.ts";
-import { loadSpecCached } from "../spec/spec_cache.ts";
-import type { HarnessSpec } from "../spec/schema.ts";
+import { loadSpecCached } from "../harness_spec/cache.ts";
+import type { HarnessSpec } from "../harness_spec/schema.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import type { RunService } from "./service.ts";
 

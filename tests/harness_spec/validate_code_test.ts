@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { SpecIssue } from "../../lib/spec/issues.ts";
+import type { SpecIssue } from "../../lib/harness_spec/issues.ts";
 import { validateHarness, type ValidationResult } from "../../lib/validate/validate.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -407,7 +407,7 @@ tools:
   - code: tools/t.ts#tool
 `;
   const dir = await makeHarness(tmp.path, "unloadable", spec, {
-    "tools/t.ts": 'import "./not_there.ts";\nexport function tool() {}\n',
+    "tools/t.ts": 'import "../spec/not_there.ts";\nexport function tool() {}\n',
   });
   await trustFolder(dir);
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { writeFileAtomic } from "../../lib/fs/atomic_write.ts";
-import { noteSpecWritten, watchSpec } from "../../lib/spec/spec_watch.ts";
+import { noteSpecWritten, watchSpec } from "../../lib/harness_spec/watch.ts";
 
 async function until(check: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;

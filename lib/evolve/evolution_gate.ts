@@ -11,8 +11,8 @@
 import { dirname, relative } from "node:path";
 import { FrameworkError } from "../errors.ts";
 import { resolveSafePath } from "../fs/safe_path.ts";
-import { resolvePath } from "../spec/dotted_path.ts";
-import { type EditPolicy, frozenRootOf } from "../spec/frozen.ts";
+import { resolvePath } from "../harness_spec/dotted_path.ts";
+import { type EditPolicy, frozenRootOf } from "../harness_spec/frozen.ts";
 
 /** The verdict on one change. */
 export type GateVerdict = { ok: true } | { ok: false; reason: string };

@@ -1,0 +1,113 @@
+/**
+ * Launching a prepared run: it is recorded in the hive, its journal is created (hash-chained, the
+ * `logging.redact` rules applied before a line is written), and the loop runs in the background. The
+ * run is reported finished only once its journal is durable and its hive row written. The run
+ * service (`lib/runs/service.ts`) launches runs when a slot is free; shells never call this.
+ *
+ * @module
+ */
+
+import { openHive } from "../hive/open.ts";
+import { finishRun, insertRun } from "../hive/runs.ts";
+import type { JournalEvent } from "../journal/event.ts";
+import { journalCreateError } from "../journal/trace_dir.ts";
+import { createJournal, type JournalWriter } from "../journal/writer.ts";
+import { linkSignals } from "../linked_signal.ts";
+import { claimHarness } from "../harness_spec/claim.ts";
+import { registerActiveRun } from "./active_runs.ts";
+import { createRunControls } from "./control_queue.ts";
+import { createEventStream } from "./event_stream.ts";
+import type { PreparedRun } from "./prepare_run.ts";
+import type { RunHandle } from "./run_handle.ts";
+import { runLoop } from "./run_loop.ts";
+
+/**
+ * Starts a prepared run: records it in the hive, creates its journal and runs the loop in the
+ * background. The handle is registered as active until the run ends.
+ *
+ * @example
+ * ```ts
+ * import { newRunId } from "../ids.ts";
+ * import { prepareRun } from "./prepare_run.ts";
+ *
+ * const run = launchRun(await prepareRun("./harnesses/hello", { input: "Hi" }), newRunId());
+ * (await run.result).status; // "success"
+ * ```
+ * @param prepared The prepared run.
+ * @param run_id Its id, allocated by the run service.
+ * @returns The run handle.
+ * @throws `bad_input` on `logging.trace_dir` when the journal cannot be created there.
+ */
+export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
+  const { loaded, traceDir, options } = prepared;
+  const spec = loaded.spec;
+  const trace_path = `${traceDir}/${run_id}.jsonl`;
+  const started = new Date();
+  let journal: JournalWriter;
+  try {
+    journal = createJournal(trace_path, spec.logging?.redact);
+  } catch (err) {
+    throw journalCreateError(err, spec.logging?.trace_dir);
+  }
+  const db = openHive();
+  if (!options.uncatalogued) {
+    claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+  }
+  insertRun(db, {
+    run_id,
+    harness_id: spec.id,
+    harness_dir: loaded.dir,
+    input: prepared.inputText,
+    started_at: started.toISOString(),
+    spec_version: loaded.version,
+    trace_path,
+    parent_run_id: options.parentRunId ?? null,
+    reentry_seq: options.replay?.at ?? null,
+    eval_id: options.evaluation?.eval_id ?? null,
+    live: options.evaluation ? options.evaluation.live : true,
+  });
+  const events = createEventStream<JournalEvent>();
+  const stopper = new AbortController();
+  const runSignal = linkSignals(options.signal, stopper.signal);
+  const controls = createRunControls({ run_id, spec, abort: (reason) => stopper.abort(reason) });
+  const result = runLoop({
+    prepared,
+    run_id,
+    journal,
+    events,
+    controls,
+    started,
+    signal: runSignal.signal,
+  }).then(async (r) => {
+    runSignal.dispose();
+    // The journal's flush (started by the loop) and the hive's row are written side by side; the run
+    // is reported finished once both are done.
+    const durable = journal.close();
+    try {
+      finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
+    } catch (err) {
+      console.error(
+        `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
+      );
+    }
+    try {
+      await durable;
+    } finally {
+      events.close();
+    }
+    return r;
+  });
+  const handle: RunHandle = {
+    run_id,
+    harness_id: spec.id,
+    spec_version: loaded.version,
+    spec,
+    trace_path,
+    events,
+    result,
+    stop: () => stopper.abort(new Error("The run was stopped")),
+    controls,
+  };
+  registerActiveRun(handle);
+  return handle;
+}
