@@ -20,6 +20,7 @@ export type VerbModule =
   | "spec_commands"
   | "trust_command"
   | "run_commands"
+  | "thread_commands"
   | "fork_commands"
   | "eval_commands"
   | "interface_commands"
@@ -71,6 +72,13 @@ export const VERB_TABLE: readonly VerbTableGroup[] = [
       ["stats", "Success rate, cost, turns, durations and recent failures of a harness"],
       ["trace", "Show a run's journal, verify its hash chain, or export its bytes verbatim"],
     ],
+  },
+  {
+    module: "thread_commands",
+    verbs: [[
+      "threads",
+      "List, show or delete a harness's threads (conversations): its runs in order, their inputs and answers",
+    ]],
   },
   {
     module: "fork_commands",

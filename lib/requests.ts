@@ -89,6 +89,52 @@ export const RUN_FLAGS = {
   example: "--input TEXT or --input-file PATH (inside the harness folder)",
 };
 
+/** The most a thread's metadata may weigh, as JSON. */
+export const MAX_THREAD_METADATA_BYTES = 16 * 1024;
+
+const threadBody = z.strictObject({
+  metadata: z.record(z.string(), z.unknown()).refine(
+    (m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_THREAD_METADATA_BYTES,
+    `at most ${MAX_THREAD_METADATA_BYTES / 1024} KiB as JSON`,
+  ).optional(),
+});
+
+/** `POST /threads`, `POST /api/harnesses/{id}/threads`: a new thread, with optional metadata. */
+export const THREAD_REQUEST = {
+  schema: threadBody,
+  what: "thread request",
+  example: '{} or {"metadata": {"customer": "c-42"}}',
+};
+
+/** What a message to a busy thread does (docs/control-plane.md, Threads). */
+export const BUSY_POLICIES = ["reject", "steer", "queue"] as const;
+
+/** One of {@link BUSY_POLICIES}. */
+export type BusyPolicy = typeof BUSY_POLICIES[number];
+
+/**
+ * Reads the `busy` query parameter of a thread's run.
+ *
+ * @example
+ * ```ts
+ * busyPolicy(undefined); // "reject"
+ * busyPolicy("steer"); // "steer"
+ * ```
+ * @param value The parameter, or undefined.
+ * @returns The policy (`reject` when absent).
+ * @throws `bad_input` naming the policies.
+ */
+export function busyPolicy(value: string | undefined): BusyPolicy {
+  if (value === undefined || value === "") return "reject";
+  if ((BUSY_POLICIES as readonly string[]).includes(value)) return value as BusyPolicy;
+  throw badInput(
+    `busy=${
+      JSON.stringify(value)
+    } is not a policy: send busy=reject (409 while a run goes on), busy=steer (the text steers that run) or busy=queue (run after it)`,
+    { field: "busy" },
+  );
+}
+
 const setBody = z.strictObject({ path: z.string(), value: z.unknown() });
 
 /** `POST /set`: a dotted path and a typed JSON value. */

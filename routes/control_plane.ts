@@ -45,6 +45,7 @@ import {
   statsAnswer,
 } from "./control_plane/health_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
+import { threadRoutes } from "./control_plane/thread_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
 import { finishApp } from "./hono_app.ts";
 
@@ -139,7 +140,9 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ["/stats", statsAnswer(ctx)],
   ]);
   const app: ControlPlaneApp = new Hono<Env>();
-  for (const routes of [pageRoutes, healthRoutes, runRoutes, specRoutes, evolutionRoutes]) {
+  for (
+    const routes of [pageRoutes, healthRoutes, runRoutes, threadRoutes, specRoutes, evolutionRoutes]
+  ) {
     app.route("/", routes(ctx));
   }
   finishApp(app);

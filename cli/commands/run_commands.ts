@@ -21,7 +21,8 @@ import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
 import { createRunService, type Submission } from "../../lib/runs/service.ts";
-import { readRequest, RUN_FLAGS } from "../../lib/requests.ts";
+import { busyPolicy, readRequest, RUN_FLAGS } from "../../lib/requests.ts";
+import { submitToThread, threadNamed } from "../../lib/runs/threads.ts";
 import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
@@ -106,6 +107,15 @@ function registerRun(program: Command): void {
       "--stream",
       "follow the run as it happens: a line per event (with --json: NDJSON frames run_accepted, trace…, run_result)",
     )
+    .option(
+      "--thread <id>",
+      "a turn of a thread: its id, or new (the run is given the thread's earlier turns)",
+    )
+    .option(
+      "--busy <policy>",
+      "when a run of the thread is going: reject (exit 2), steer (the input steers it) or queue",
+      "reject",
+    )
     .option("--approve", "trust the folder if it is not trusted yet")
     .option("--json", "print the ok-wrapped JSON result")
     .action((
@@ -115,6 +125,8 @@ function registerRun(program: Command): void {
         inputFile?: string;
         stream?: boolean;
         approve?: boolean;
+        thread?: string;
+        busy: string;
       },
     ) =>
       runVerb(o, async () => {
@@ -122,9 +134,24 @@ function registerRun(program: Command): void {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
+        const busy = busyPolicy(o.busy);
         const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-        const run = await createRunService().submit(trusted, request);
-        return await reportRun(run, o);
+        const runs = createRunService();
+        if (o.thread === undefined) return await reportRun(await runs.submit(trusted, request), o);
+        const db = openHive();
+        const harness = await harnessIdOf(trusted.dir);
+        const threadId = threadNamed(db, harness, o.thread, "cli");
+        const sent = await submitToThread(db, runs, trusted, harness, threadId, request, {
+          busy,
+          viewer: null,
+        });
+        if (sent.kind === "run") return await reportRun(sent.submission, o);
+        const steered = { thread_id: threadId, run_id: sent.run_id, message_id: sent.message_id };
+        return {
+          data: steered,
+          text:
+            `Steering message ${sent.message_id} queued for ${sent.run_id} (thread ${threadId})`,
+        };
       })
     );
 }

@@ -259,6 +259,9 @@ export const harnessSchema = z.strictObject({
     max_cost_usd: z.number().nonnegative().optional(),
     timeout_s: z.number().positive().optional(),
     tool_timeout_s: z.number().positive().optional(),
+    thread_history_turns: z.number().int().nonnegative().optional().describe(
+      "How many earlier turns of a thread a run of it is given (default 20; 0: none)",
+    ),
   }).optional(),
   tools: z.array(entrySchema("tool")).optional(),
   guardrails: z.array(entrySchema("guardrail")).optional(),

@@ -76,6 +76,7 @@ function journalStart(session: RunSession) {
     input: prepared.inputText,
     ...(prepared.input_file ? { input_file: prepared.input_file } : {}),
     ...(options.inputNote ? { input_note: options.inputNote } : {}),
+    ...(options.threadId ? { thread_id: options.threadId } : {}),
     parent_run_id: options.parentRunId ?? null,
     ...(replay ? { reentry_seq: replay.at } : {}),
     model: { provider: session.model.spec.provider, name: session.model.spec.name ?? null },

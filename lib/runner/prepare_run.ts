@@ -63,6 +63,11 @@ export interface RunOptions {
   delegator?: Delegator;
   /** A delegated run's cost cap. */
   costCapUsd?: number;
+  /**
+   * The thread the run is a turn of: named in `run_started` and the result, its turn recorded with
+   * the run. Its earlier turns come as `history`.
+   */
+  threadId?: string;
 }
 
 /** A run that passed every check and is ready to start; nothing is recorded yet. */

@@ -15,7 +15,7 @@ import { linkSignals } from "../linked_signal.ts";
 import { readRequest, RUN_REQUEST, type RunRequest } from "../requests.ts";
 import type { RunResult } from "../run_types.ts";
 import { launchRun } from "../runner/launch_run.ts";
-import { prepareRun, type RunOptions } from "../runner/prepare_run.ts";
+import { type PreparedRun, prepareRun, type RunOptions } from "../runner/prepare_run.ts";
 import type { RunHandle } from "../runner/run_handle.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
 import type { TrustedFolder } from "../trust/trust_gate.ts";
@@ -57,6 +57,15 @@ export type SubmitOptions = Omit<RunOptions, "trusted"> & {
    * is live in this service.
    */
   inSlotOf?: string;
+  /**
+   * The run's last preparation, once it has its slot and before it is recorded (a thread's run takes
+   * the thread here, waiting for the turn before it, and reads the thread's history then). What it
+   * answers is added to the run's options; a throw ends the submission (the slot is freed).
+   */
+  beforeLaunch?: (
+    prepared: PreparedRun,
+    signal: AbortSignal,
+  ) => Promise<Partial<RunOptions> | void>;
 };
 
 /** A submitted run. */
@@ -103,10 +112,10 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(target, request, { inSlotOf, ...submitOptions } = {}) {
+    async submit(target, request, { inSlotOf, beforeLaunch, ...submitOptions } = {}) {
       const dir = typeof target === "string" ? target : target.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
-      let prepared;
+      let prepared: PreparedRun;
       try {
         const spec = submitOptions.spec ?? await loadSpecCached(dir);
         prepared = await prepareRun(dir, request, {
@@ -129,8 +138,10 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
       const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
-        (release) => {
+        async (release) => {
           try {
+            const more = await beforeLaunch?.(prepared, stop.signal);
+            if (more) prepared = { ...prepared, options: { ...prepared.options, ...more } };
             const run = launchRun(prepared, run_id);
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
@@ -171,6 +182,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             frame: "run_accepted",
             run_id,
             harness_id,
+            ...(submitOptions.threadId ? { thread_id: submitOptions.threadId } : {}),
             ...(admission ? { queued: admission.queued } : {}),
           };
           yield* runTail(await started);
