@@ -169,6 +169,22 @@ export function getThread(
 }
 
 /**
+ * The harness a thread belongs to (for the local faces, which find a thread by its id alone).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @returns Its harness (id and folder).
+ * @throws `not_found` for an unknown thread.
+ */
+export function threadHarness(db: Hive, threadId: string): HarnessRef {
+  const row = statement(db, "SELECT harness_id, harness_dir FROM threads WHERE thread_id = ?").get(
+    threadId,
+  ) as { harness_id: string; harness_dir: string } | undefined;
+  if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  return { id: row.harness_id, dir: row.harness_dir };
+}
+
+/**
  * The turns of a thread, oldest first: each run with its whole input and output.
  *
  * @param db The hive.
