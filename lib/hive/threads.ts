@@ -329,7 +329,7 @@ export function threadHistory(
      WHERE thread_id = ? AND output IS NOT NULL AND output != ''
      ORDER BY seq DESC LIMIT ?`,
   ).all(threadId, limit) as { input: string; output: string }[];
-  return rows.reverse();
+  return rows.reverse().map((r) => ({ input: r.input, output: r.output }));
 }
 
 /**
