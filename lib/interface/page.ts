@@ -109,7 +109,8 @@ ${kind === "chat" ? chatBody(title) : formBody(kind, title, block.accept)}
 }
 
 /** The token field of a hosted page (hidden in a preview, which never holds one). */
-const TOKEN_ROW = `<label id="token-row" for="token">Access token <small>(kept in this tab only)</small>
+const TOKEN_ROW =
+  `<label id="token-row" for="token">Access token <small>(kept in this tab only)</small>
 <input id="token" name="token" type="password" autocomplete="off" spellcheck="false">
 </label>`;
 

@@ -147,34 +147,39 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
     await workbenchCall(wb, "DELETE", `/api/threads/${own}`);
   });
 
-  await t.step("Runs groups the thread's runs under one row; a run of no thread is as before", async () => {
-    const plain = await workbenchCall(wb, "POST", "/api/harnesses/chatty/runs", {
-      input: "two: alone",
-    });
-    assert.equal(plain.json.data.status, "success");
-    await openPage(page, `${wb.url}/h/chatty/runs`);
-    const row = page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
-    await row.waitFor();
-    assert.equal(await row.getByTestId("thread-turns").innerText(), "2 turns");
-    const order = await page.locator(".runs-table tbody tr").evaluateAll((trs) =>
-      trs.map((tr) => tr.getAttribute("data-run-id") ?? `thread:${tr.getAttribute("data-thread-id")}`)
-    );
-    assert.deepEqual(order, [
-      plain.json.data.run_id,
-      `thread:${threadId}`,
-      second.run_id,
-      first.run_id,
-    ]);
-    assert.equal(await page.locator("tr.thread-run").count(), 2, "both runs under the thread");
-    assert.equal(
-      await page.locator(`tr[data-run-id="${plain.json.data.run_id}"].thread-run`).count(),
-      0,
-    );
-    await shot("runs-1280");
-    await page.setViewportSize({ width: 1000, height: 800 });
-    await shot("runs-1000");
-    await page.setViewportSize({ width: 1280, height: 800 });
-  });
+  await t.step(
+    "Runs groups the thread's runs under one row; a run of no thread is as before",
+    async () => {
+      const plain = await workbenchCall(wb, "POST", "/api/harnesses/chatty/runs", {
+        input: "two: alone",
+      });
+      assert.equal(plain.json.data.status, "success");
+      await openPage(page, `${wb.url}/h/chatty/runs`);
+      const row = page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`);
+      await row.waitFor();
+      assert.equal(await row.getByTestId("thread-turns").innerText(), "2 turns");
+      const order = await page.locator(".runs-table tbody tr").evaluateAll((trs) =>
+        trs.map((tr) =>
+          tr.getAttribute("data-run-id") ?? `thread:${tr.getAttribute("data-thread-id")}`
+        )
+      );
+      assert.deepEqual(order, [
+        plain.json.data.run_id,
+        `thread:${threadId}`,
+        second.run_id,
+        first.run_id,
+      ]);
+      assert.equal(await page.locator("tr.thread-run").count(), 2, "both runs under the thread");
+      assert.equal(
+        await page.locator(`tr[data-run-id="${plain.json.data.run_id}"].thread-run`).count(),
+        0,
+      );
+      await shot("runs-1280");
+      await page.setViewportSize({ width: 1000, height: 800 });
+      await shot("runs-1000");
+      await page.setViewportSize({ width: 1280, height: 800 });
+    },
+  );
 
   await t.step("the thread view shows both turns, each linking to its run's Trace", async () => {
     await page.getByTestId("view-conversation").click();

@@ -156,13 +156,11 @@ function Turn(props: { turn: ThreadTurn; n: number }) {
             Open <span class="mono">{shortId(t.run_id)}</span> in Trace →
           </Link>
         </p>
-        {t.output
-          ? <Markdown text={t.output} />
-          : (
-            <p class="muted">
-              {going ? "Answering…" : "No answer: the run ended without output (see its Trace)."}
-            </p>
-          )}
+        {t.output ? <Markdown text={t.output} /> : (
+          <p class="muted">
+            {going ? "Answering…" : "No answer: the run ended without output (see its Trace)."}
+          </p>
+        )}
       </div>
     </li>
   );

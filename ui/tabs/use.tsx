@@ -13,7 +13,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
-import { type BridgeRun, bridgeRequest } from "../bridge.ts";
+import { bridgeRequest, type BridgeRun } from "../bridge.ts";
 import { Empty } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
