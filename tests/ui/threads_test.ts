@@ -49,6 +49,14 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
   const inner = page.frameLocator('[data-testid="use-frame"]');
   const runsOf = async (id: string) =>
     (await workbenchCall(wb, "GET", `/api/harnesses/${id}/runs`)).json.data;
+  /** The cells of the Runs table cut short, but the inputs (which are cut on purpose). */
+  const cutCells = () =>
+    page.locator(".runs-table").evaluate((el) =>
+      [...el.querySelectorAll("th, td")]
+        .filter((c) => !c.classList.contains("excerpt") && c.textContent !== "Input")
+        .filter((c) => c.scrollWidth > c.clientWidth + 1)
+        .map((c) => c.textContent)
+    );
   const preview = (): Frame => {
     const f = page.frames().find((x) => x.url().includes("/interface"));
     assert.ok(f, "the preview frame");
@@ -174,9 +182,11 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
         await page.locator(`tr[data-run-id="${plain.json.data.run_id}"].thread-run`).count(),
         0,
       );
-      await shot("runs-1280");
-      await page.setViewportSize({ width: 1000, height: 800 });
-      await shot("runs-1000");
+      for (const width of [1280, 1000]) {
+        await page.setViewportSize({ width, height: 800 });
+        assert.deepEqual(await cutCells(), [], `no column but the input is cut at ${width} px`);
+        await shot(`runs-${width}`);
+      }
       await page.setViewportSize({ width: 1280, height: 800 });
     },
   );
@@ -229,6 +239,42 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
     assert.equal(threads.length, 2);
     assert.notEqual(threads[0].thread_id, threadId);
     assert.equal(threads[0].turns, 1);
+  });
+
+  await t.step("a long thread across pages: its newest runs, the rest on demand", async () => {
+    const long = (await workbenchCall(wb, "POST", "/api/harnesses/chatty/threads", {})).json.data
+      .thread_id;
+    for (let i = 1; i <= 5; i++) {
+      const r = await workbenchCall(wb, "POST", `/api/threads/${long}/run`, {
+        input: `one: b${i}`,
+      });
+      assert.equal(r.json.data.status, "success");
+    }
+    for (let i = 1; i <= 21; i++) {
+      await workbenchCall(wb, "POST", "/api/harnesses/chatty/runs", { input: `two: p${i}` });
+    }
+    await openPage(page, `${wb.url}/h/chatty/runs`);
+    const row = page.locator(`[data-testid="thread-row"][data-thread-id="${long}"]`);
+    assert.equal(await row.getByTestId("thread-turns").innerText(), "5 turns, 4 on this page");
+    assert.equal(await page.locator("tr.thread-run").count(), 3, "its newest three");
+    const more = page.getByRole("button", { name: "Show 1 more run of this thread" });
+    await more.click();
+    assert.equal(await page.locator("tr.thread-run").count(), 4);
+    assert.deepEqual(await cutCells(), []);
+    await shot("runs-paged-1280");
+    await page.setViewportSize({ width: 1000, height: 800 });
+    assert.deepEqual(await cutCells(), []);
+    await shot("runs-paged-1000");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole("link", { name: "Older →" }).click();
+    await page.waitForURL((u) => u.searchParams.has("before"));
+    await row.waitFor();
+    assert.equal(await row.getByTestId("thread-turns").innerText(), "5 turns, 1 on this page");
+    assert.equal(
+      await page.locator(`[data-testid="thread-row"][data-thread-id="${threadId}"]`).count(),
+      1,
+      "the first thread, on the older page",
+    );
   });
 
   await t.step("nothing failed in the page and nothing left 127.0.0.1", () => {
