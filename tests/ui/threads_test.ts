@@ -227,7 +227,7 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
     tb.takeErrors(/thr_01JUNKNOWN|status of 404/);
   });
 
-  await t.step("a new frame starts a new thread", async () => {
+  await t.step("a new frame, or the page reloaded, starts a new thread", async () => {
     await openPage(page, `${wb.url}/h/chatty/use`);
     await inner.locator("#log-empty").waitFor();
     await page.getByTestId("new-conversation").click();
@@ -239,6 +239,16 @@ Deno.test("threads in the workbench: a chat page's conversation, grouped in Runs
     assert.equal(threads.length, 2);
     assert.notEqual(threads[0].thread_id, threadId);
     assert.equal(threads[0].turns, 1);
+    // The page reloading itself is a new frame session too.
+    await preview().evaluate(() => location.reload());
+    await inner.locator("#log-empty").waitFor();
+    await inner.locator("#input").fill("two: after a reload");
+    await inner.locator("#input").press("Enter");
+    await inner.locator(".turn-harness .status-success").waitFor();
+    const after = (await workbenchCall(wb, "GET", "/api/harnesses/chatty/threads")).json.data
+      .threads;
+    assert.equal(after.length, 3);
+    assert.deepEqual(after.map((x: Json) => x.turns), [1, 1, 2]);
   });
 
   await t.step("a long thread across pages: its newest runs, the rest on demand", async () => {

@@ -37,6 +37,8 @@ export function Use(props: { harness: HarnessDetail }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [state, setState] = useState<"loading" | "missing" | "ready">("loading");
   const [reload, setReload] = useState(0);
+  // Each document the frame loads (the page reloading itself included) is a session of its own.
+  const [loads, setLoads] = useState(0);
   const [kind, setKind] = useState<string>(
     ((props.harness.spec?.interface as { input?: string } | undefined)?.input) ?? "text",
   );
@@ -53,7 +55,7 @@ export function Use(props: { harness: HarnessDetail }) {
     };
   }, [id, reload]);
 
-  usePageBridge(frame, id, reload, setLastRun);
+  usePageBridge(frame, id, `${reload}.${loads}`, setLastRun);
 
   const [generate, generating] = useAction(async () => {
     await callApi(
@@ -127,6 +129,7 @@ export function Use(props: { harness: HarnessDetail }) {
         class="use-frame"
         title={`The page of ${id}`}
         src={`${paths.interface(id)}?v=${reload}`}
+        onLoad={() => setLoads((n) => n + 1)}
         sandbox="allow-scripts"
         referrerpolicy="no-referrer"
         data-testid="use-frame"
@@ -139,13 +142,14 @@ export function Use(props: { harness: HarnessDetail }) {
  * The bridge of the preview: one listener, answering only this tab's frame. A request runs this
  * harness (a file is uploaded first and run as its `input_file`); a chat's request (`thread: true`)
  * is a turn of the frame's one thread, which the bridge makes on the first such request and keeps
- * for this frame (`session`: a new frame starts a new thread). The frame gets the result or the
- * error, and `onRun` the result.
+ * for this frame session (`session` changes with every document the frame loads: a new frame, or
+ * the page reloaded, starts a new thread). The frame gets the result or the error, and `onRun` the
+ * result.
  */
 function usePageBridge(
   frame: { current: HTMLIFrameElement | null },
   id: string,
-  session: number,
+  session: string,
   onRun: (result: RunResult) => void,
 ) {
   const store = useStore();
@@ -159,7 +163,9 @@ function usePageBridge(
         jsonBody("POST", { metadata: { source: "use" } }),
       ).then((t) => t.thread_id);
       // A thread that could not be made is asked for again by the next message.
-      made.catch(() => thread === made && (thread = null));
+      made.catch(() => {
+        if (thread === made) thread = null;
+      });
       return thread = made;
     };
     const onMessage = async (e: MessageEvent) => {
