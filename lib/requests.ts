@@ -8,6 +8,7 @@
 
 import * as z from "zod";
 import { badInput } from "./errors.ts";
+import { INTERFACE_INPUTS } from "./interface_inputs.ts";
 import { isWholeNumberText } from "./whole_number.ts";
 
 /** What a schema checks, for messages: `run request`, `set request`. */
@@ -374,9 +375,9 @@ export const MEASURE_REQUEST = {
 /** `POST /api/harnesses/{id}/interface`: write (or replace) the harness's page. */
 export const GENERATE_REQUEST = {
   schema: z.strictObject({
-    input: z.enum(["text", "url", "file"]).optional(),
+    input: z.enum(INTERFACE_INPUTS).optional(),
     force: z.boolean().optional(),
   }),
   what: "generate request",
-  example: '{} or {"input": "file", "force": true}',
+  example: '{} or {"input": "chat", "force": true}',
 };

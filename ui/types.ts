@@ -18,6 +18,8 @@ import type { SpecIssue } from "../lib/harness_spec/issues.ts";
 import type { RunResult } from "../lib/run_types.ts";
 import type { Control, SteeringMessage } from "../lib/runner/control_queue.ts";
 import type { LiveView } from "../lib/runs/controls.ts";
+import type { ThreadRecord, ThreadTurn } from "../lib/hive/threads.ts";
+import type { RunsPage } from "../lib/workbench/runs.ts";
 
 export type {
   Artifact,
@@ -35,8 +37,11 @@ export type {
   Proposal,
   RunResult,
   RunRow,
+  RunsPage,
   SpecIssue,
   SteeringMessage,
+  ThreadRecord,
+  ThreadTurn,
 };
 
 /** `GET /api/health`. */
@@ -90,6 +95,9 @@ export interface TraceView {
 
 /** A row of the Runs list: a live run also says its mode and model. */
 export type RunListRow = RunRow & { live_state?: LiveView };
+
+/** `GET /api/threads/{id}`: a thread with its turns, oldest first. */
+export type ThreadView = ThreadRecord & { runs: ThreadTurn[] };
 
 /** `GET /api/conversations/{id}`. */
 export interface ConversationView {

@@ -8,6 +8,7 @@
 import * as z from "zod";
 import { BUILTINS, type EntryKind } from "./builtins.ts";
 import { entryName } from "./entries.ts";
+import { INTERFACE_INPUTS } from "../interface_inputs.ts";
 
 /** A slug: lowercase letters, digits and single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -291,8 +292,10 @@ export const harnessSchema = z.strictObject({
   }).optional(),
   playbooks: z.array(playbookSchema).optional(),
   interface: z.strictObject({
-    input: z.enum(["text", "url", "file"]).optional()
-      .describe("What the page asks for: text (default), a URL, or a file"),
+    input: z.enum(INTERFACE_INPUTS).optional()
+      .describe(
+        "What the page asks for: text (default), a URL, a file, or chat (a conversation: one thread per page session)",
+      ),
     title: z.string().min(1).optional(),
     description: z.string().optional(),
     accept: z.string().optional().describe("For a file input: the accepted types, e.g. .pdf,.txt"),

@@ -37,6 +37,8 @@ export interface RunRow {
   reentry_seq: number | null;
   /** The evaluation the run belongs to (null for a live run). */
   eval_id: string | null;
+  /** The thread the run is a turn of (null for a run of no thread). */
+  thread_id: string | null;
   /** 1 when the run counts in the harness's live-run fitness (0: an eval run). */
   live: number;
   failure_signature: string | null;

@@ -202,6 +202,31 @@ export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
 }
 
 /**
+ * The threads some runs of a harness belong to (the Runs list groups a page's runs by them). A
+ * thread that was deleted, or is another harness's, is left out.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadIds The threads (duplicates are fine).
+ * @returns Their records, newest first.
+ */
+export function threadsByIds(
+  db: Hive,
+  harness: HarnessRef,
+  threadIds: readonly string[],
+): ThreadRecord[] {
+  const ids = [...new Set(threadIds)];
+  if (!ids.length) return [];
+  const rows = statement(
+    db,
+    `SELECT * FROM threads WHERE harness_id = ? AND harness_dir = ?
+       AND thread_id IN (SELECT value FROM json_each(?))
+     ORDER BY thread_id DESC`,
+  ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRow[];
+  return rows.map((r) => toRecord(r, liveRunOf(db, r)));
+}
+
+/**
  * A page of a harness's threads, newest first.
  *
  * @param db The hive.

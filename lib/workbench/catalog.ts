@@ -26,6 +26,7 @@ import { specVersion } from "../harness_spec/version.ts";
 import { evolvedCount } from "../hive/proposals.ts";
 import { type HarnessStats, harnessStats } from "../hive/stats.ts";
 import { trustedEntryFor } from "../trust/store.ts";
+import { threadHarness } from "../hive/threads.ts";
 
 /** The id of the bundled copilot harness (kept out of the catalog). */
 export const COPILOT_ID = "workbench-copilot";
@@ -230,6 +231,25 @@ export function duplicateFolders(db: Hive): DuplicateFolder[] {
  */
 export function harnessRefOf(db: Hive, id: string): HarnessRef {
   return { id, dir: harnessDirOf(db, id) };
+}
+
+/**
+ * The harness a thread belongs to, when it is one of the workbench's harnesses (its id catalogued
+ * at the thread's own folder): a thread of a folder the workbench does not offer — made by the CLI
+ * or a control plane sharing the hive — is not found here, as an unknown one.
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @returns Its harness (id and folder).
+ * @throws `not_found` for an unknown thread, or one of a harness the workbench does not offer.
+ */
+export function threadHarnessOf(db: Hive, threadId: string): HarnessRef {
+  const harness = threadHarness(db, threadId);
+  const row = getHarness(db, harness.id);
+  if (!row || harness.id === COPILOT_ID || row.root_path !== harness.dir) {
+    throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  }
+  return harness;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The workbench's threads (docs/workbench-api.md, Threads): a harness's conversations, made, listed,
  * read and deleted, and a turn of one run (JSON, or SSE with `?stream=true`). The person in the page
- * sees every thread of the workbench's harnesses; threads it makes are owned by `workbench`.
+ * sees every thread of the workbench's harnesses (whoever made it), and no other; threads it makes
+ * are owned by `workbench`.
  *
  * @module
  */
@@ -12,7 +13,6 @@ import {
   deleteThread,
   getThread,
   listThreads,
-  threadHarness,
   threadTurns,
 } from "../../lib/hive/threads.ts";
 import { okResponse } from "../../lib/http/response.ts";
@@ -21,7 +21,7 @@ import { busyPolicy, readRequest, RUN_REQUEST, THREAD_REQUEST } from "../../lib/
 import { sseFrames } from "../../lib/runs/frames.ts";
 import { submitToThread } from "../../lib/runs/threads.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
-import { harnessRefOf } from "../../lib/workbench/catalog.ts";
+import { harnessRefOf, threadHarnessOf } from "../../lib/workbench/catalog.ts";
 import { PERSON, type WorkbenchApp, type WorkbenchContext } from "./context.ts";
 
 /**
@@ -52,18 +52,18 @@ export function threadRoutes(ctx: WorkbenchContext): WorkbenchApp {
   });
   app.get("/api/threads/:id", (c) => {
     const id = c.req.param("id");
-    const thread = getThread(hive, threadHarness(hive, id), id, null);
+    const thread = getThread(hive, threadHarnessOf(hive, id), id, null);
     return okResponse({ ...thread, runs: threadTurns(hive, id) });
   });
   app.delete("/api/threads/:id", (c) => {
     const id = c.req.param("id");
-    deleteThread(hive, threadHarness(hive, id), id, null);
+    deleteThread(hive, threadHarnessOf(hive, id), id, null);
     return okResponse({ deleted: true });
   });
   app.post("/api/threads/:id/run", async (c) => {
     const id = c.req.param("id");
     const request = readRequest(RUN_REQUEST, await ctx.body(c));
-    const harness = threadHarness(hive, id);
+    const harness = threadHarnessOf(hive, id);
     const sent = await submitToThread(hive, ctx.runs, harness.dir, harness, id, request, {
       busy: busyPolicy(c.req.query("busy")),
       viewer: null,

@@ -400,7 +400,10 @@ function reentrySeqOf(events: JournalEvent[]): number | null {
   return lastReplayed === undefined ? null : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
 }
 
-/** The run's id and outcome, Add to eval set and Export (once it ended), and its figures. */
+/**
+ * The run's id and outcome, Add to eval set and Export (once it ended), and its figures (a turn of a
+ * thread links its conversation).
+ */
 function TraceHead(props: {
   trace: TraceView;
   events: JournalEvent[];
@@ -411,6 +414,7 @@ function TraceHead(props: {
 }) {
   const { trace, events, counts, figures } = props;
   const run = trace.run;
+  const route = useStore().route.value;
   return (
     <div class="trace-head">
       <div class="trace-run">
@@ -457,6 +461,19 @@ function TraceHead(props: {
         <span class="kv">
           <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
         </span>
+        {run.thread_id
+          ? (
+            <span class="kv" data-testid="trace-thread">
+              <span>thread</span>{" "}
+              <Link
+                to={withRoute(route, { tab: "runs", query: { thread: run.thread_id } })}
+                title={`A turn of ${run.thread_id}: view the conversation`}
+              >
+                {shortId(run.thread_id)}
+              </Link>
+            </span>
+          )
+          : null}
         {counts.has("delegation_started")
           ? (
             <span class="kv" data-testid="delegation-stat">
