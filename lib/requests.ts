@@ -107,6 +107,44 @@ export const THREAD_REQUEST = {
   example: '{} or {"metadata": {"customer": "c-42"}}',
 };
 
+const approvalDecisionBody = z.strictObject({
+  decision: z.enum(["approve", "deny"]),
+  arguments_hash: z.string().regex(
+    /^[0-9a-f]{64}$/,
+    "expected the request's 64-hex arguments_hash",
+  ),
+  reason: z.string().max(2000).optional(),
+});
+
+/** `POST /approvals/{id}`: a person's decision, quoting the hash of the arguments they were shown. */
+export const APPROVAL_DECISION_REQUEST = {
+  schema: approvalDecisionBody,
+  what: "decision",
+  example:
+    '{"decision": "approve" or "deny", "arguments_hash": "<the request\'s>", "reason"?: "…"}',
+};
+
+/**
+ * Reads the `status` filter of a list of approval requests.
+ *
+ * @example
+ * ```ts
+ * approvalFilter(undefined); // "all"
+ * approvalFilter("pending"); // "pending"
+ * ```
+ * @param value The parameter, or undefined.
+ * @returns `pending`, `decided` or `all`.
+ * @throws `bad_input` naming the filters.
+ */
+export function approvalFilter(value: string | undefined): "pending" | "decided" | "all" {
+  if (value === undefined || value === "") return "all";
+  if (value === "pending" || value === "decided") return value;
+  throw badInput(
+    `status=${JSON.stringify(value)} is not a filter: send status=pending or status=decided`,
+    { field: "status" },
+  );
+}
+
 /** What a message to a busy thread does (docs/control-plane.md, Threads). */
 export const BUSY_POLICIES = ["reject", "steer", "queue"] as const;
 

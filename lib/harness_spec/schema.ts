@@ -318,6 +318,19 @@ export const harnessSchema = z.strictObject({
     max_depth: z.number().int().nonnegative().optional(),
     max_cost_usd: z.number().nonnegative().optional(),
   }).optional(),
+  approvals: z.strictObject({
+    tools: z.array(
+      z.string().regex(
+        /^[A-Za-z0-9_*.-]+$/,
+        "expected a tool name or a glob of one (letters, digits, '_', '-', '.' and '*')",
+      ),
+    ).min(1, "name at least one tool (or a glob such as github__*)").describe(
+      "Tools whose calls wait for a person's decision: names or `*` globs over builtin, code and MCP tool names (`<server>__<tool>`)",
+    ),
+    timeout_s: z.number().positive().optional().describe(
+      "How long a request waits before it expires (default 600)",
+    ),
+  }).optional().describe("A person approves or denies each call of these tools before it runs"),
 }).superRefine((spec, ctx) => crossCheck(spec, ctx), { when: () => true });
 
 function asList(value: unknown): unknown[] {

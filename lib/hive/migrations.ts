@@ -424,4 +424,33 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN thread_id TEXT;
   CREATE INDEX runs_thread ON runs(thread_id, run_id) WHERE thread_id IS NOT NULL;
   `,
+  // 14: tool approvals — a request for each call of a tool \`approvals.tools\` names, kept until a
+  // person (or the clock) decides it, so a decision survives the process: a run stopped while it
+  // waited is taken up again from its journal when its request is approved. \`requested_by\` is who
+  // started the run (a key may not decide its own run's requests); \`resumed_run_id\` the run that took
+  // it up. A decision is one conditional update (\`status = 'pending'\`), so it is made once however
+  // many processes race.
+  `
+  CREATE TABLE approvals (
+    approval_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    harness_id TEXT NOT NULL,
+    harness_dir TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    arguments_hash TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    requested_by TEXT,
+    requested_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    decided_at TEXT,
+    decided_by TEXT,
+    reason TEXT,
+    resumed_run_id TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX approvals_harness ON approvals(harness_id, harness_dir, status, approval_id);
+  CREATE INDEX approvals_run ON approvals(run_id);
+  `,
 ];

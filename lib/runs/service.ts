@@ -23,6 +23,8 @@ import { type RunFrame, runTail } from "./frames.ts";
 import { createDelegator } from "./delegator.ts";
 import type { Delegator } from "../runner/delegation.ts";
 import type { RunGate } from "./capacity.ts";
+import { createApprovalGate, DEFAULT_MAX_WAITING_RUNS, type Slot } from "./approvals.ts";
+import { openHive } from "../hive/open.ts";
 
 /** A shell's run service. */
 export interface RunService {
@@ -86,6 +88,27 @@ export interface Submission {
 export interface RunServiceOptions {
   /** Run capacity (the control plane's); without one every run starts at once. */
   gate?: RunGate;
+  /**
+   * How many runs may wait for a person's decision at once (default 16): they wait without a slot,
+   * and beyond this a request is denied at once (`too many runs waiting`).
+   */
+  maxWaitingRuns?: number;
+}
+
+/** A run's slot: let go while it waits for a person, taken again after, freed when it ends. */
+function slotOf(admitted: () => void, gate: RunGate | undefined): Slot & { release(): void } {
+  let current: (() => void) | undefined = admitted;
+  const release = () => {
+    current?.();
+    current = undefined;
+  };
+  return {
+    yield: release,
+    async reclaim() {
+      current ??= gate ? await gate.resume() : () => {};
+    },
+    release,
+  };
 }
 
 /**
@@ -106,9 +129,13 @@ export interface RunServiceOptions {
  */
 export function createRunService(options: RunServiceOptions = {}): RunService {
   const shutdown = new AbortController();
+  // Aborted when closing starts: runs waiting for a person stop at once, their requests pending.
+  const closing = new AbortController();
   const mine = new Map<string, RunHandle>();
   // Per live run, the runs working in its slot: each settles once it and its own guests have ended.
   const guestsOf = new Map<string, Set<Promise<void>>>();
+  // Runs waiting for a person's decision, without a slot.
+  const waiting = { count: 0, max: options.maxWaitingRuns ?? DEFAULT_MAX_WAITING_RUNS };
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
@@ -138,10 +165,23 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
       const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
-        async (release) => {
+        async (admitted) => {
+          const slot = slotOf(admitted, host ? undefined : options.gate);
           try {
             const more = await beforeLaunch?.(prepared, stop.signal);
             if (more) prepared = { ...prepared, options: { ...prepared.options, ...more } };
+            const { spec, dir } = prepared.loaded;
+            const approvals = createApprovalGate({
+              db: openHive(),
+              harness: { id: spec.id, dir },
+              spec,
+              runId: run_id,
+              startedBy: prepared.options.startedBy ?? null,
+              slot,
+              waiting,
+              shuttingDown: closing.signal,
+            });
+            if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
             const run = launchRun(prepared, run_id);
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
@@ -155,7 +195,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               await Promise.allSettled(guests);
             });
             host?.add(ended);
-            ended.finally(release);
+            ended.finally(slot.release);
             // After-run work: an automatic proposal when a failure recurs (in the background).
             // Eval runs that do not count as live never feed the evolver.
             if (submitOptions.evaluation?.live !== false) {
@@ -163,7 +203,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             }
             return run;
           } catch (err) {
-            release();
+            slot.release();
             stop.dispose();
             throw err;
           }
@@ -191,6 +231,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
     },
     active: () => [...mine.values()],
     async close(graceMs = 10_000) {
+      closing.abort();
       const runs = [...mine.values()];
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((r) => (timer = setTimeout(r, graceMs)));

@@ -76,7 +76,7 @@ export function threadRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
       ctx.harness,
       c.req.param("id"),
       readRequest(RUN_REQUEST, body),
-      { busy, viewer: viewerOf(who) },
+      { busy, viewer: viewerOf(who), startedBy: who.key_id },
     );
     if (sent.kind === "steered") {
       return okResponse({ run_id: sent.run_id, message_id: sent.message_id }, 202);
