@@ -21,6 +21,7 @@ export type VerbModule =
   | "trust_command"
   | "run_commands"
   | "thread_commands"
+  | "approval_commands"
   | "fork_commands"
   | "eval_commands"
   | "interface_commands"
@@ -78,6 +79,13 @@ export const VERB_TABLE: readonly VerbTableGroup[] = [
     verbs: [[
       "threads",
       "List, show or delete a harness's threads (conversations): its runs in order, their inputs and answers",
+    ]],
+  },
+  {
+    module: "approval_commands",
+    verbs: [[
+      "approvals",
+      "List, show, approve or deny the tool calls a harness's runs wait on (approvals.tools in harness.yaml)",
     ]],
   },
   {

@@ -20,6 +20,8 @@ const LOADERS: Record<VerbModule, VerbGroup["load"]> = {
   run_commands: async () => (await import("./commands/run_commands.ts")).registerRunCommands,
   thread_commands: async () =>
     (await import("./commands/thread_commands.ts")).registerThreadCommands,
+  approval_commands: async () =>
+    (await import("./commands/approval_commands.ts")).registerApprovalCommands,
   fork_commands: async () => (await import("./commands/fork_commands.ts")).registerForkCommands,
   eval_commands: async () => (await import("./commands/eval_commands.ts")).registerEvalCommands,
   interface_commands: async () =>

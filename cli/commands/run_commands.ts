@@ -20,7 +20,10 @@ import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
-import { createRunService, type Submission } from "../../lib/runs/service.ts";
+import { createRunService, type RunService, type Submission } from "../../lib/runs/service.ts";
+import { loadSpecCached } from "../../lib/harness_spec/cache.ts";
+import type { TrustedFolder } from "../../lib/trust/trust_gate.ts";
+import { decideInPlace } from "./approval_prompt.ts";
 import { busyPolicy, readRequest, RUN_FLAGS } from "../../lib/requests.ts";
 import { submitToThread, threadNamed } from "../../lib/runs/threads.ts";
 import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
@@ -40,18 +43,39 @@ function summary(r: RunResult): string {
   return parts.join(" · ") + why;
 }
 
+/** Where a run reported at the terminal came from: what deciding its approval requests needs. */
+export interface ReportedRun {
+  runs: RunService;
+  trusted: TrustedFolder;
+}
+
 /**
  * Shows a submitted run the way `run` does: streamed (readable lines, or NDJSON frames with
- * `--json`) or as its result, with exit code 0 for success and 3 for any other status.
+ * `--json`) or as its result, with exit code 0 for success and 3 for any other status. When its
+ * harness asks for approvals, each request is asked about in place on a terminal, or explained.
  *
  * @param run The submitted run.
  * @param o `--stream` and `--json`.
+ * @param from The run service and the harness, for deciding the run's approval requests.
  * @returns The verb's answer (a streamed run exits here).
  */
 export async function reportRun(
   run: Submission,
   o: GlobalOptions & { stream?: boolean },
+  from: ReportedRun,
 ): Promise<{ data: RunResult; text: string; exitCode: number }> {
+  const { spec } = await loadSpecCached(from.trusted.dir);
+  if (spec.approvals) {
+    const harness = { id: spec.id, dir: from.trusted.dir };
+    decideInPlace(run, {
+      db: openHive(),
+      runs: from.runs,
+      target: from.trusted,
+      harness,
+      dir: from.trusted.dir,
+      interactive: Deno.stdin.isTerminal(),
+    }).catch((err) => reportError(err, false));
+  }
   if (o.stream) {
     // For a program: NDJSON frames; for a person: one readable line per event as it happens.
     const t0 = performance.now();
@@ -137,7 +161,9 @@ function registerRun(program: Command): void {
         const busy = busyPolicy(o.busy);
         const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
         const runs = createRunService();
-        if (o.thread === undefined) return await reportRun(await runs.submit(trusted, request), o);
+        if (o.thread === undefined) {
+          return await reportRun(await runs.submit(trusted, request), o, { runs, trusted });
+        }
         const db = openHive();
         const harness = await harnessIdOf(trusted.dir);
         const threadId = threadNamed(db, harness, o.thread, "cli");
@@ -145,7 +171,9 @@ function registerRun(program: Command): void {
           busy,
           viewer: null,
         });
-        if (sent.kind === "run") return await reportRun(sent.submission, o);
+        if (sent.kind === "run") {
+          return await reportRun(sent.submission, o, { runs, trusted });
+        }
         const steered = { thread_id: threadId, run_id: sent.run_id, message_id: sent.message_id };
         return {
           data: steered,

@@ -54,15 +54,38 @@ export async function serveHarnessOverMcp(
           ...(args.input_file !== undefined ? { input_file: args.input_file } : {}),
         });
         let run: Submission;
+        let threadId: string | undefined;
         if (args.thread_id === undefined) run = await runs.submit(target, request);
         else {
           const db = openHive();
-          const threadId = threadNamed(db, harness, args.thread_id, "mcp");
+          threadId = threadNamed(db, harness, args.thread_id, "mcp");
           const sent = await submitToThread(db, runs, target, harness, threadId, request, {
             viewer: null,
           });
           if (sent.kind !== "run") throw new Error("unreachable: a thread's run was steered");
           run = sent.submission;
+        }
+        // A run that waits for a person answers now, saying how to decide, instead of hanging.
+        const waiting = await Promise.race([
+          run.result.then(() => undefined),
+          firstApprovalRequest(run),
+        ]);
+        if (waiting) {
+          return {
+            content: [{
+              type: "text" as const,
+              text: `The run ${run.run_id} waits for a person's decision on ${waiting.tool} (request ${waiting.approval_id}): approve or deny it with \`framework approvals ${loaded.dir} approve|deny ${waiting.approval_id}\`, in the workbench, or on the control plane; the run goes on then.`,
+            }],
+            structuredContent: {
+              run_id: run.run_id,
+              status: "awaiting_approval",
+              approval_id: waiting.approval_id,
+              tool: waiting.tool,
+              arguments_hash: waiting.arguments_hash,
+              ...(threadId !== undefined ? { thread_id: threadId } : {}),
+            },
+            isError: false,
+          };
         }
         const r = await run.result;
         return {
@@ -86,4 +109,17 @@ export async function serveHarnessOverMcp(
   );
   await server.connect(transport);
   return server;
+}
+
+/** The run's first approval request, if it makes one before it ends. */
+async function firstApprovalRequest(
+  run: Submission,
+): Promise<{ approval_id: string; tool: string; arguments_hash: string } | undefined> {
+  for await (const frame of run.frames()) {
+    if (frame.frame === "trace" && frame.type === "approval_requested") {
+      const p = frame.payload as { approval_id: string; tool: string; arguments_hash: string };
+      return { approval_id: p.approval_id, tool: p.tool, arguments_hash: p.arguments_hash };
+    }
+  }
+  return undefined;
 }

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
-import { scripted, writeHarness } from "../helpers/harness.ts";
+import { approvalHarness as harness } from "../helpers/approval_harness.ts";
 import { SseReader } from "../helpers/sse_reader.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -22,47 +22,6 @@ import { tempDir } from "../helpers/temp.ts";
 type Json = any;
 
 const SERVER_ENV = { FRAMEWORK_AUTHORIZED_KEYS: "" };
-
-/** A code tool that appends a line to workspace/tally.txt: a replayed call would append twice. */
-const TALLY = `
-export async function tally() {
-  await Deno.writeTextFile("workspace/tally.txt", "counted\\n", { append: true });
-  return "counted";
-}
-`;
-
-/** Writes `workspace/out.txt` (gated), after counting once (not gated); `plain` only answers. */
-function spec(timeoutS = 600) {
-  return {
-    model: scripted([{ text: "plain answer" }], {
-      scenarios: [{
-        match: "^write",
-        replies: [
-          {
-            tool_calls: [
-              { name: "tally", arguments: {} },
-              {
-                name: "file_write",
-                arguments: { path: "workspace/out.txt", content: "approved!" },
-              },
-            ],
-          },
-          { text: "done" },
-        ],
-      }],
-    }),
-    tools: [{ builtin: "file_write" }, { code: "tools.ts#tally", name: "tally" }],
-    approvals: { tools: ["file_*"], timeout_s: timeoutS },
-    limits: { max_turns: 4 },
-  };
-}
-
-async function harness(root: string, name: string, timeoutS?: number): Promise<string> {
-  return await writeHarness(root, name, spec(timeoutS), {
-    "tools.ts": TALLY,
-    "workspace/.keep": "",
-  });
-}
 
 async function call(
   url: string,
