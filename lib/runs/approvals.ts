@@ -34,6 +34,7 @@ import type {
 import { resumeFromRequest } from "../runner/approval_resume.ts";
 import { RunStop } from "../runner/run_session.ts";
 import { linkSignals } from "../linked_signal.ts";
+import { submitToThread } from "./threads.ts";
 import { matchesToolGlob } from "../tool_glob.ts";
 import type { HarnessSpec } from "../harness_spec/schema.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
@@ -302,12 +303,26 @@ async function resumeStopped(
     by: record.decided_by ?? "framework",
     ...(record.reason !== null ? { reason: record.reason } : {}),
   });
-  const submission = await runs.submit(target, { input: resume.input }, {
+  const resumeOptions = {
     ...options,
     resumed: resume,
     parentRunId: run.run_id,
     ...(record.requested_by !== null ? { startedBy: record.requested_by } : {}),
-  });
+  };
+  const request = { input: resume.input };
+  let submission: Submission;
+  if (run.thread_id === null) submission = await runs.submit(target, request, resumeOptions);
+  else {
+    // A turn of a thread goes on as a turn of it: the thread is busy while it runs.
+    const harness = { id: record.harness_id, dir: run.harness_dir };
+    const sent = await submitToThread(db, runs, target, harness, run.thread_id, request, {
+      ...resumeOptions,
+      busy: "queue",
+      viewer: null,
+    });
+    if (sent.kind !== "run") throw new Error("unreachable: a queued turn was steered");
+    submission = sent.submission;
+  }
   setResumedRun(db, record.approval_id, submission.run_id);
   return submission;
 }

@@ -155,14 +155,26 @@ Deno.test("on a terminal: framework run asks in place, and framework approvals a
   );
 });
 
-Deno.test("framework approvals approve takes up a run whose process was killed while it waited", async () => {
+Deno.test("framework approvals approve takes up a run (a thread's turn) whose process was killed while it waited", async () => {
   await using home = await tempDir("fw-apr-home-");
   await using root = await tempDir();
   const dir = await approvalHarness(root.path, "orphan");
   const cli = (args: string[]) => runCli(args, { home: home.path });
   jsonOk(await cli(["trust", dir, "--json"]));
-  const run = spawnCli(["run", dir, "--input", "write it"], { home: home.path });
+  // A turn of a thread: taken up, it is a turn of the same thread.
+  const run = spawnCli(["run", dir, "--thread", "new", "--input", "write it"], {
+    home: home.path,
+  });
   const [, id, hash] = await run.until(/approve (apr_\w+) --hash ([0-9a-f]{64})/);
+  // A run waiting for a person keeps its thread busy.
+  const [waitingThread] = jsonOk(await cli(["threads", dir, "--json"])).threads;
+  assert.match(waitingThread.live_run_id, /^run_/);
+  const busy = jsonError(
+    await cli(["run", dir, "--thread", waitingThread.thread_id, "--input", "plain", "--json"]),
+    "conflict",
+    2,
+  );
+  assert.equal(busy.details.run_id, waitingThread.live_run_id);
   Deno.kill(run.pid, "SIGKILL");
   await run[Symbol.asyncDispose]();
   assert.equal(await text(join(dir, "workspace", "tally.txt")), "counted\n");
@@ -180,6 +192,16 @@ Deno.test("framework approvals approve takes up a run whose process was killed w
   assert.equal(await text(join(dir, "workspace", "out.txt")), "approved!");
   const parent = jsonOk(await cli(["trace", trace.events[0].payload.parent_run_id, "--json"]));
   assert.equal(parent.status, "error");
+  const threadId = parent.events[0].payload.thread_id;
+  assert.match(threadId, /^thr_/);
+  const started = trace.events.find((e: Json) => e.type === "run_started");
+  assert.equal(started.payload.thread_id, threadId);
+  const thread = jsonOk(await cli(["threads", dir, "show", threadId, "--json"]));
+  assert.deepEqual(
+    thread.runs.map((r: Json) => [r.run_id, r.status]),
+    [[parent.run_id, "error"], [data.resumed_run_id, "success"]],
+  );
+  assert.equal(thread.live_run_id, null, "the thread is free again");
 });
 
 Deno.test("validate warns about an approvals glob that matches nothing", async () => {
