@@ -179,6 +179,23 @@ Deno.test("approvals on the control plane: approve, deny, expire, hash, once, ow
     const bad = await call(plane.url, "GET", "/approvals?status=later", reader.token);
     assert.equal(bad.status, 400);
   });
+
+  await t.step("the approvals root is frozen over HTTP, even for a * key", async () => {
+    const admin = await memberToken(dir, home.path, "admin", ["*"]);
+    const before = await Deno.readTextFile(join(dir, "harness.yaml"));
+    for (
+      const [path, body] of [
+        ["/set", { path: "approvals", value: { tools: [] } }],
+        ["/set", { path: "approvals.tools", value: ["nothing"] }],
+        ["/set", { path: "approvals.timeout_s", value: 1 }],
+        ["/remove", { path: "approvals" }],
+      ] as const
+    ) {
+      const res = await call(plane.url, "POST", path, admin.token, body);
+      assert.equal(res.status, 403, `${path} ${JSON.stringify(body)}: ${JSON.stringify(res.json)}`);
+    }
+    assert.equal(await Deno.readTextFile(join(dir, "harness.yaml")), before);
+  });
 });
 
 Deno.test("approvals: an unanswered request expires; the model reads it", async () => {
