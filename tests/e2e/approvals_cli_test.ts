@@ -5,7 +5,7 @@
  * in place and `framework approvals approve ID` shows the request and asks; a run whose process was
  * killed while it waited is taken up again by `framework approvals approve` and finishes there. Also
  * `validate`'s warning for a glob that matches no tool, and `mcp serve` answering at once when its
- * run waits for a person.
+ * run waits for a person; an MCP tool gated by a `server__*` glob.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { stdioTransport } from "../../lib/tools/mcp_stdio.ts";
 import { approvalHarness } from "../helpers/approval_harness.ts";
 import { CLI_PATH, runCli, spawnCli } from "../helpers/cli.ts";
 import { jsonError, jsonOk } from "../helpers/cli_assert.ts";
+import { fixtureServer } from "../helpers/mcp_fixture.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -264,4 +265,36 @@ Deno.test("mcp serve answers at once when its run waits for a person", async () 
   } finally {
     await client.close();
   }
+});
+
+Deno.test({
+  name: "an MCP tool is gated by a server__tool glob like any other tool",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using home = await tempDir("fw-apmcp-home-");
+    await using root = await tempDir();
+    const dir = await writeHarness(root.path, "mcpgated", {
+      model: scripted([
+        { tool_calls: [{ name: "fixture__echo", arguments: { text: "from the server" } }] },
+        { text: "echoed" },
+      ]),
+      mcp_servers: [await fixtureServer({}, { tools: ["echo"] })],
+      approvals: { tools: ["fixture__*"] },
+    });
+    const cli = (args: string[]) => runCli(args, { home: home.path });
+    jsonOk(await cli(["trust", dir, "--json"]));
+    await using run = spawnCli(["run", dir, "--input", "echo", "--json"], { home: home.path });
+    const [, id, hash] = await run.until(/approve (apr_\w+) --hash ([0-9a-f]{64})/);
+    const shown = jsonOk(await cli(["approvals", dir, "show", id!, "--json"]));
+    assert.equal(shown.tool, "fixture__echo");
+    assert.deepEqual(shown.arguments, { text: "from the server" });
+    jsonOk(await cli(["approvals", dir, "approve", id!, "--hash", hash!, "--json"]));
+    assert.equal((await run.status()).code, 0, run.seen());
+    const result = JSON.parse(run.seen().trim().split("\n").at(-1)!).data;
+    const trace = jsonOk(await cli(["trace", result.run_id, "--json"]));
+    const answered = trace.events.find((e: Json) => e.type === "tool_result");
+    assert.equal(answered.payload.name, "fixture__echo");
+    assert.equal(answered.payload.source, "mcp");
+    assert.equal(answered.payload.content, "from the server");
+  },
 });
