@@ -60,7 +60,9 @@ export function specWarnings(spec: HarnessSpec): SpecWarning[] {
         } (servers: ${servers.join(", ") || "none"}): it asks for nothing`
         : `approvals.tools names ${
           JSON.stringify(glob)
-        }, which matches no tool of this harness (tools: ${known.join(", ") || "none"}): it asks for nothing`,
+        }, which matches no tool of this harness (tools: ${
+          known.join(", ") || "none"
+        }): it asks for nothing`,
     });
   });
   spec.playbooks?.forEach((p, i) => {

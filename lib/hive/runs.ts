@@ -5,6 +5,7 @@
  * @module
  */
 
+import { NOT_HARNESS_FAILURES } from "../failure_signature.ts";
 import { ownProcess } from "../process_identity.ts";
 import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
@@ -318,7 +319,8 @@ export interface FailedRun {
 }
 
 /**
- * The newest failed runs of a harness (those with a failure signature).
+ * The newest failed runs of a harness (those with a failure signature), without the runs that ended
+ * for a reason outside the harness (stopped by a person, their process gone: `NOT_HARNESS_FAILURES`).
  *
  * @param db The hive.
  * @param harness The harness (id and folder).
@@ -330,8 +332,14 @@ export function recentFailedRuns(db: Hive, harness: HarnessRef, limit: number): 
     db,
     `SELECT run_id, failure_signature, trace_path FROM runs
      WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
+       AND failure_signature NOT IN (SELECT value FROM json_each(?))
      ORDER BY run_id DESC LIMIT ?`,
-  ).all(harness.id, harness.dir, limit) as unknown as FailedRun[];
+  ).all(
+    harness.id,
+    harness.dir,
+    JSON.stringify(NOT_HARNESS_FAILURES),
+    limit,
+  ) as unknown as FailedRun[];
 }
 
 /**

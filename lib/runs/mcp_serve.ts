@@ -74,7 +74,8 @@ export async function serveHarnessOverMcp(
           return {
             content: [{
               type: "text" as const,
-              text: `The run ${run.run_id} waits for a person's decision on ${waiting.tool} (request ${waiting.approval_id}): approve or deny it with \`framework approvals ${loaded.dir} approve|deny ${waiting.approval_id}\`, in the workbench, or on the control plane; the run goes on then.`,
+              text:
+                `The run ${run.run_id} waits for a person's decision on ${waiting.tool} (request ${waiting.approval_id}): approve or deny it with \`framework approvals ${loaded.dir} approve|deny ${waiting.approval_id}\`, in the workbench, or on the control plane; the run goes on then.`,
             }],
             structuredContent: {
               run_id: run.run_id,
