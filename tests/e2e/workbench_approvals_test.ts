@@ -87,6 +87,16 @@ async function finish(sse: SseReader) {
   return { toolResult: toolResult?.data.payload, result };
 }
 
+/** Asks again every 100 ms until `read` answers (at most 30 s, then fails naming `what`). */
+async function until<T>(read: () => Promise<T | null>, what: string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = await read();
+    if (value !== null) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`waited 30 s for ${what}`);
+}
+
 function decide(wb: RunningWorkbenchProcess, id: string, body: unknown) {
   return workbenchCall(wb, "POST", `/api/approvals/${id}`, body);
 }
@@ -302,11 +312,10 @@ Deno.test("workbench approvals: a copy's request is 404; a stopped run is taken 
       assert.equal(ok.status, 200, JSON.stringify(ok.json));
       const resumed = ok.json.data.resumed_run_id;
       assert.match(resumed, /^run_/);
-      let view: Json = { live: true, status: "running" };
-      while (view.live || view.status === "running") {
-        await new Promise((r) => setTimeout(r, 100));
-        view = (await workbenchCall(wb, "GET", `/api/runs/${resumed}`)).json.data;
-      }
+      const view: Json = await until(async () => {
+        const v = (await workbenchCall(wb, "GET", `/api/runs/${resumed}`)).json.data;
+        return !v.live && v.status !== "running" ? v : null;
+      }, "the resumed run's end");
       assert.equal(view.status, "success");
       assert.equal(view.run.parent_run_id, runId);
       assert.equal(view.events[0].type, "run_resumed");
@@ -316,4 +325,128 @@ Deno.test("workbench approvals: a copy's request is 404; a stopped run is taken 
   } finally {
     await wb.stop();
   }
+});
+
+/** Every source file of the copilot (its tools, its setup, its instructions). */
+async function copilotSources(): Promise<Map<string, string>> {
+  const root = new URL("../../lib/workbench/copilot/", import.meta.url).pathname;
+  const out = new Map<string, string>();
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await walk(path);
+      else out.set(path, await Deno.readTextFile(path));
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+Deno.test("the copilot lists approvals and can decide none; the chat learns its target runs", async (t) => {
+  await using home = await tempDir("fw-wbapr3-home-");
+  await using cwd = await tempDir("fw-wbapr3-cwd-");
+  await using scripts = await tempDir("fw-wbapr3-script-");
+  const dir = await writeHarness(join(cwd.path, "harnesses"), "writer", spec(), {
+    "workspace/out.txt": "old text\n",
+  });
+  const script = join(scripts.path, "copilot.yaml");
+  await Deno.writeTextFile(
+    script,
+    JSON.stringify({
+      replies: [{ text: "Say what or run." }],
+      scenarios: [
+        {
+          match: "^what",
+          replies: [
+            { tool_calls: [{ name: "list_approvals", arguments: { status: "pending" } }] },
+            { text: "One request waits: decide it in its card." },
+          ],
+        },
+        {
+          match: "^run",
+          replies: [
+            { tool_calls: [{ name: "execute_run", arguments: { input: "write it" } }] },
+            { text: "The run is done." },
+          ],
+        },
+      ],
+    }),
+  );
+  await using wb = await startWorkbenchProcess({
+    home: home.path,
+    cwd: cwd.path,
+    env: { FRAMEWORK_COPILOT_MODEL: `scripted:${script}` },
+  });
+  const conv = (await workbenchCall(wb, "POST", "/api/conversations", { harness_id: "writer" }))
+    .json.data.id;
+  const send = (message: string) =>
+    fetch(`${wb.url}/api/conversations/${conv}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message }),
+    });
+
+  await t.step("the copilot's tools include list_approvals and none that decides", async () => {
+    const names: string[] = (await workbenchCall(wb, "GET", "/api/catalog/builtins")).json.data
+      .copilot_tools;
+    assert.ok(names.includes("list_approvals"), names.join(", "));
+    const approvalish = names.filter((n) => /approv|decid|deny|denies|reject/i.test(n));
+    assert.deepEqual(approvalish, ["list_approvals"]);
+    // No copilot source reaches a function that decides a request, nor the route that does.
+    for (const [path, text] of await copilotSources()) {
+      assert.doesNotMatch(text, /decideApproval|decidePending|\/api\/approvals/, path);
+    }
+  });
+
+  await t.step("a run the copilot started is named to the chat; the copilot lists it", async () => {
+    const res = await send("run the writer");
+    const sse = new SseReader(res);
+    const frames = await sse.until((f) => f.event === "target_run", "target_run");
+    const target = frames.at(-1)!.data;
+    assert.equal(target.harness_id, "writer");
+    assert.equal(target.run_id, frames[0]!.data.run_id, "run_id is the copilot run's");
+    const pending: Json[] = await until(async () => {
+      const listed = (await workbenchCall(wb, "GET", "/api/approvals?status=pending")).json.data;
+      return listed.approvals.length ? listed.approvals : null;
+    }, "the copilot's run's request");
+    assert.equal(pending[0].run_id, target.target_run_id);
+    // A page opened mid-turn reads the turn's target runs from the conversation.
+    const view = (await workbenchCall(wb, "GET", `/api/conversations/${conv}`)).json.data;
+    assert.deepEqual(view.turn_runs, [{ run_id: target.target_run_id, harness_id: "writer" }]);
+
+    // Meanwhile (the copilot's tool waits for the run) the copilot lists the request, and only
+    // lists it: it stays pending.
+    const other = (await workbenchCall(wb, "POST", "/api/conversations", {
+      harness_id: "writer",
+    })).json.data.id;
+    const listed = await fetch(`${wb.url}/api/conversations/${other}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "what waits?" }),
+    });
+    const turn = await new SseReader(listed).rest();
+    const result = turn.find((f) => f.event === "trace" && f.data.type === "tool_result")!.data
+      .payload;
+    assert.equal(result.ok, true, JSON.stringify(result));
+    const answer = JSON.parse(result.content);
+    assert.equal(answer.harness_id, "writer");
+    assert.deepEqual(answer.approvals.map((a: Json) => [a.approval_id, a.status]), [
+      [pending[0].approval_id, "pending"],
+    ]);
+    const still = await workbenchCall(wb, "GET", `/api/approvals/${pending[0].approval_id}`);
+    assert.equal(still.json.data.status, "pending");
+
+    const ok = await decide(wb, pending[0].approval_id, {
+      decision: "approve",
+      arguments_hash: pending[0].arguments_hash,
+    });
+    assert.equal(ok.status, 200);
+    const rest = await sse.rest();
+    await sse.close();
+    const message = rest.find((f) => f.event === "message")!.data.message;
+    assert.equal(message.content, "The run is done.");
+    assert.equal(await Deno.readTextFile(join(dir, "workspace/out.txt")), "new text\n");
+    const after = (await workbenchCall(wb, "GET", `/api/conversations/${conv}`)).json.data;
+    assert.deepEqual(after.turn_runs, []);
+  });
 });

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { approvalsChanged, type ApprovalShown } from "../approvals.ts";
 import { formatUntil, formatUtc, shortId } from "../format.ts";
@@ -43,6 +43,13 @@ export function ApprovalCard(props: {
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const ref = useRef<HTMLElement>(null);
+  // In the chat's column the card is brought into view when it comes, and again once its change is
+  // shown, so Approve and Deny are in sight.
+  const show = () => {
+    if (props.compact) ref.current?.scrollIntoView?.({ block: "nearest" });
+  };
+  useEffect(show, []);
   const decide = async (decision: "approve" | "deny") => {
     setBusy(true);
     setError(null);
@@ -59,7 +66,7 @@ export function ApprovalCard(props: {
       store.notify(
         decision === "approve"
           ? `Approved: ${r.tool} runs with the arguments shown.`
-          : `Denied: the run's model reads “denied by a person”.`,
+          : `Denied${reason.trim() ? `: ${reason.trim()}` : ""}. The run goes on without the call.`,
       );
       props.onDecided?.(record);
     } catch (err) {
@@ -71,6 +78,7 @@ export function ApprovalCard(props: {
   };
   return (
     <section
+      ref={ref}
       class={props.compact ? "approval-card compact" : "approval-card"}
       data-testid="approval-card"
       data-approval={r.approval_id}
@@ -78,7 +86,7 @@ export function ApprovalCard(props: {
       aria-label={`Waiting for your decision: ${r.tool}`}
     >
       <ApprovalHead request={r} compact={!!props.compact} />
-      {r.tool === FILE_WRITE ? <WritePreview approvalId={r.approval_id} /> : null}
+      {r.tool === FILE_WRITE ? <WritePreview approvalId={r.approval_id} onShown={show} /> : null}
       <details class="approval-args" open={!props.compact || r.tool !== FILE_WRITE}>
         <summary>Arguments</summary>
         <JsonView value={r.arguments} open={2} />
@@ -161,9 +169,12 @@ function ApprovalHead(props: { request: ApprovalShown; compact: boolean }) {
 }
 
 /** The change a `file_write` would make: the file now against the content proposed. */
-function WritePreview(props: { approvalId: string }) {
+function WritePreview(props: { approvalId: string; onShown: () => void }) {
   const preview = useApi<ApprovalPreview>(paths.approvalPreview(props.approvalId));
   const p = preview.data;
+  useEffect(() => {
+    if (p) props.onShown();
+  }, [!!p]);
   if (!p) return <Pending error={preview.error} what="the change" />;
   if (p.refused) {
     return (

@@ -39,10 +39,9 @@ export function Rail() {
           <span class="brand-mark" aria-hidden="true">◆</span> framework{" "}
           <span class="muted">workbench</span>
         </Link>
-        <ApprovalBadge />
       </div>
 
-      <WaitingRuns />
+      <ApprovalSection />
 
       <HarnessSection />
 
@@ -130,80 +129,72 @@ function HarnessSection() {
 const WAITING_SHOWN = 5;
 
 /**
- * The count of tool calls waiting for a person across the workbench's harnesses: a badge beside the
- * name, linking the first run that waits. It polls the list while the page is visible
- * (`ui/approvals.ts` says why), and every part of the page that sees a request come or go reads it
- * again at once.
+ * The tool calls waiting for a person across the workbench's harnesses: a badge with their count
+ * (linking the first run that waits), and a link to the Trace of each run that waits, where its card
+ * is. It polls the list while the page is visible (`ui/approvals.ts` says why), and every part of the
+ * page that sees a request come or go reads it again at once.
  */
-function ApprovalBadge() {
+function ApprovalSection() {
   usePollApprovals();
   const route = useStore().route.value;
   const pending = useApi<WorkbenchApprovals>(paths.pendingApprovals());
+  const list = pending.data?.approvals ?? [];
   const count = pending.data?.count ?? 0;
-  const first = pending.data?.approvals[0];
+  const first = list[0];
   const label = count === 1
     ? "1 tool call waits for your decision"
     : `${count || "No"} tool calls wait for your decision`;
-  const badge = (
-    <>
-      <Icon name="shield" size={13} /> {count}
-    </>
-  );
-  if (!first) {
-    return (
-      <span
-        class="approvals-badge"
-        data-testid="approvals-badge"
-        data-count={count}
-        title={label}
-        aria-label={label}
-      >
-        {badge}
-      </span>
-    );
-  }
+  const more = count - WAITING_SHOWN;
   return (
-    <Link
-      to={waitingRunRoute(route, first)}
-      class="approvals-badge waiting"
-      data-testid="approvals-badge"
-      data-count={count}
-      title={label}
-      aria-label={label}
-    >
-      {badge}
-    </Link>
-  );
-}
-
-/** The runs waiting for a person: one link each to its Trace, where its card is. */
-function WaitingRuns() {
-  const route = useStore().route.value;
-  const pending = useApi<WorkbenchApprovals>(paths.pendingApprovals());
-  const list = pending.data?.approvals ?? [];
-  if (!list.length) return null;
-  const more = (pending.data?.count ?? list.length) - WAITING_SHOWN;
-  return (
-    <section class="rail-section rail-waiting" aria-labelledby="rail-waiting">
+    <section class="rail-section rail-approvals" aria-labelledby="rail-approvals">
       <div class="rail-head">
-        <h2 id="rail-waiting">Waiting for you</h2>
-      </div>
-      <ul class="waiting-list">
-        {list.slice(0, WAITING_SHOWN).map((a) => (
-          <li key={a.approval_id}>
+        <h2 id="rail-approvals">Approvals</h2>
+        {first
+          ? (
             <Link
-              to={waitingRunRoute(route, a)}
-              class="waiting-run"
-              data-approval={a.approval_id}
-              title={`${a.harness_id}: run ${a.run_id} asks to call ${a.tool}`}
+              to={waitingRunRoute(route, first)}
+              class="approvals-badge waiting"
+              data-testid="approvals-badge"
+              data-count={count}
+              title={label}
+              aria-label={label}
             >
-              <code>{a.tool}</code>
-              <span class="waiting-harness">{a.harness_id}</span>
-              <span class="mono muted">{shortId(a.run_id)}</span>
+              <Icon name="shield" size={12} /> {count}
             </Link>
-          </li>
-        ))}
-      </ul>
+          )
+          : (
+            <span
+              class="approvals-badge"
+              data-testid="approvals-badge"
+              data-count={count}
+              title={label}
+              aria-label={label}
+            >
+              {count}
+            </span>
+          )}
+      </div>
+      {list.length
+        ? (
+          <ul class="waiting-list" aria-label="Runs waiting for your decision">
+            {list.slice(0, WAITING_SHOWN).map((a) => (
+              <li key={a.approval_id}>
+                <Link
+                  to={waitingRunRoute(route, a)}
+                  class="waiting-run"
+                  data-approval={a.approval_id}
+                  title={`${a.harness_id}: run ${a.run_id} asks to call ${a.tool}`}
+                >
+                  <code>{a.tool}</code>
+                  <span class="waiting-where">
+                    {a.harness_id} · <span class="mono">{shortId(a.run_id)}</span>
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
       {more > 0 ? <p class="rail-empty">and {more} more</p> : null}
     </section>
   );

@@ -367,10 +367,18 @@ function TraceApprovals(props: { trace: TraceView; events: JournalEvent[] }) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const run = props.trace.run;
   const live = props.trace.live && !props.events.some((e) => e.type === "run_finished");
-  const waiting = openRequests(props.events).filter((r) =>
+  const open = openRequests(props.events);
+  const waiting = open.filter((r) =>
     !decided.has(r.approval_id) &&
     (live || pending.some((p) => p.approval_id === r.approval_id))
   );
+  // A request the page's list does not have yet (asked before the trace was read): the rail's count
+  // is read again now, not at its next poll.
+  const unlisted = open.filter((r) => !pending.some((p) => p.approval_id === r.approval_id))
+    .map((r) => r.approval_id).join(",");
+  useEffect(() => {
+    if (live && unlisted) approvalsChanged(store);
+  }, [unlisted, live]);
   if (!waiting.length) return null;
   return (
     <div class="approval-cards">
