@@ -46,9 +46,7 @@ export interface ApprovalPreview {
 }
 
 function lineCount(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  return n + 1;
+  return text.split("\n").length;
 }
 
 /** The file a `file_write` would replace, as it is now. */
