@@ -34,6 +34,7 @@ import { mcpRoutes } from "./workbench/mcp_routes.ts";
 import { liveRoutes } from "./workbench/live_routes.ts";
 import { runRoutes } from "./workbench/run_routes.ts";
 import { threadRoutes } from "./workbench/thread_routes.ts";
+import { approvalRoutes } from "./workbench/approval_routes.ts";
 
 /** Options of {@link createWorkbenchApi}. */
 export interface WorkbenchApiOptions {
@@ -94,6 +95,7 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       harnessRoutes,
       runRoutes,
       threadRoutes,
+      approvalRoutes,
       liveRoutes,
       forkRoutes,
       versionRoutes,

@@ -82,6 +82,12 @@ export const paths = {
   proposals: (id: string, status?: string) =>
     withQuery(`/api/harnesses/${e(id)}/proposals`, { status }),
   memories: (scope?: string, q?: string) => withQuery("/api/memories", { scope, q }),
+  /** The requests waiting for a person, of every harness the workbench offers (the rail's badge). */
+  pendingApprovals: () => "/api/approvals?status=pending",
+  /** Every approval path (read again when a request comes or goes). */
+  allApprovals: () => "/api/approvals",
+  approval: (approvalId: string) => `/api/approvals/${e(approvalId)}`,
+  approvalPreview: (approvalId: string) => `/api/approvals/${e(approvalId)}/preview`,
 };
 
 /**
@@ -91,7 +97,7 @@ export const paths = {
  * @returns API paths.
  */
 export function pagePaths(route: Route): string[] {
-  const out = [paths.catalog(), paths.conversations()];
+  const out = [paths.catalog(), paths.conversations(), paths.pendingApprovals()];
   if (route.conversation) out.push(paths.conversation(route.conversation));
   if (route.page === "memory") {
     out.push(paths.memories(route.query.scope, route.query.q));

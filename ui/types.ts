@@ -20,8 +20,14 @@ import type { Control, SteeringMessage } from "../lib/runner/control_queue.ts";
 import type { LiveView } from "../lib/runs/controls.ts";
 import type { ThreadRecord, ThreadTurn } from "../lib/hive/threads.ts";
 import type { RunsPage } from "../lib/workbench/runs.ts";
+import type { ApprovalRecord } from "../lib/hive/approvals.ts";
+import type { ApprovalPreview } from "../lib/runs/approval_preview.ts";
+import type { WorkbenchApprovals } from "../lib/workbench/approvals.ts";
+import type { TargetRun } from "../lib/workbench/chat.ts";
 
 export type {
+  ApprovalPreview,
+  ApprovalRecord,
   Artifact,
   CatalogNode,
   ChatMessage,
@@ -42,6 +48,7 @@ export type {
   SteeringMessage,
   ThreadRecord,
   ThreadTurn,
+  WorkbenchApprovals,
 };
 
 /** `GET /api/health`. */
@@ -106,4 +113,6 @@ export interface ConversationView {
   artifacts: Artifact[];
   /** The copilot run of a turn still in flight (its reply is not stored yet), or null. */
   pending_run_id: string | null;
+  /** The target runs the turn in flight has started. */
+  turn_runs?: TargetRun[];
 }

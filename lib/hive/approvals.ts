@@ -48,6 +48,11 @@ function toRecord(r: Row): ApprovalRecord {
   return { ...rest, arguments: JSON.parse(r.arguments) };
 }
 
+/** The one answer for a request that is not there (or not the asker's harness's). */
+function unknownApproval(approvalId: string) {
+  return notFound(`Unknown approval ${JSON.stringify(approvalId)}`, { approval_id: approvalId });
+}
+
 /** What a new request records. */
 export interface NewApproval {
   run_id: string;
@@ -146,10 +151,26 @@ export function getApproval(db: Hive, harness: HarnessRef, approvalId: string): 
     db,
     "SELECT * FROM approvals WHERE approval_id = ? AND harness_id = ? AND harness_dir = ?",
   ).get(approvalId, harness.id, harness.dir) as Row | undefined;
-  if (!row) {
-    throw notFound(`Unknown approval ${JSON.stringify(approvalId)}`, { approval_id: approvalId });
-  }
+  if (!row) throw unknownApproval(approvalId);
   return toRecord(row);
+}
+
+/**
+ * The harness (id and folder) a request belongs to, whichever harness it is: a face that offers
+ * several harnesses (the workbench) checks that it offers this one before it shows the request.
+ *
+ * @param db The hive.
+ * @param approvalId The request.
+ * @returns Its harness.
+ * @throws `not_found` for an unknown request.
+ */
+export function approvalHarness(db: Hive, approvalId: string): HarnessRef {
+  const row = statement(
+    db,
+    "SELECT harness_id, harness_dir FROM approvals WHERE approval_id = ?",
+  ).get(approvalId) as { harness_id: string; harness_dir: string } | undefined;
+  if (!row) throw unknownApproval(approvalId);
+  return { id: row.harness_id, dir: row.harness_dir };
 }
 
 /**
