@@ -77,6 +77,9 @@ export interface ApprovalGateContext {
   shuttingDown: AbortSignal;
 }
 
+/** Why a request expired. */
+const EXPIRED_REASON = "no one decided in time";
+
 /** Wakes a waiting run of this process at once when its request is decided here. */
 const decided = new EventTarget();
 
@@ -100,7 +103,7 @@ async function waitForDecision(
     if (row.status !== "pending") return decisionOf(row);
     const left = Date.parse(row.expires_at) - Date.now();
     if (left <= 0) {
-      const reason = "no one decided in time";
+      const reason = EXPIRED_REASON;
       if (decidePending(db, approvalId, { status: "expired", by: "framework", reason })) {
         return { decision: "expired", by: "framework", reason };
       }
@@ -258,6 +261,15 @@ export async function decideApproval(
       { approval_id: approvalId, status: record.status },
     );
   if (record.status !== "pending") throw taken();
+  if (Date.parse(record.expires_at) <= Date.now()) {
+    // Past its time: it expires now (as its waiting run would have said), and nothing is decided.
+    decidePending(db, approvalId, { status: "expired", by: "framework", reason: EXPIRED_REASON });
+    throw new FrameworkError(
+      "conflict",
+      `Request ${approvalId} expired at ${record.expires_at}: nothing was decided; run the task again`,
+      { approval_id: approvalId, status: "expired" },
+    );
+  }
   if (request.arguments_hash !== record.arguments_hash) {
     throw new FrameworkError(
       "conflict",

@@ -205,6 +205,30 @@ Deno.test("framework approvals approve takes up a run (a thread's turn) whose pr
   assert.equal(thread.live_run_id, null, "the thread is free again");
 });
 
+Deno.test("a request of a killed run that expired meanwhile is not decided: it expires", async () => {
+  await using home = await tempDir("fw-ape-home-");
+  await using root = await tempDir();
+  const dir = await approvalHarness(root.path, "late", 1);
+  const cli = (args: string[]) => runCli(args, { home: home.path });
+  jsonOk(await cli(["trust", dir, "--json"]));
+  const run = spawnCli(["run", dir, "--input", "write it"], { home: home.path });
+  const [, id, hash] = await run.until(/approve (apr_\w+) --hash ([0-9a-f]{64})/);
+  Deno.kill(run.pid, "SIGKILL");
+  await run[Symbol.asyncDispose]();
+  const { expires_at } = jsonOk(await cli(["approvals", dir, "show", id!, "--json"]));
+  while (Date.now() <= Date.parse(expires_at)) await new Promise((r) => setTimeout(r, 100));
+  const late = jsonError(
+    await cli(["approvals", dir, "approve", id!, "--hash", hash!, "--json"]),
+    "conflict",
+    2,
+  );
+  assert.match(late.message, /expired/);
+  const record = jsonOk(await cli(["approvals", dir, "show", id!, "--json"]));
+  assert.equal(record.status, "expired");
+  assert.equal(record.resumed_run_id, null);
+  assert.equal(await text(join(dir, "workspace", "out.txt")), null);
+});
+
 Deno.test("validate warns about an approvals glob that matches nothing", async () => {
   await using home = await tempDir("fw-apv-home-");
   await using root = await tempDir();
