@@ -20,6 +20,8 @@ export type VerbModule =
   | "spec_commands"
   | "trust_command"
   | "run_commands"
+  | "thread_commands"
+  | "approval_commands"
   | "fork_commands"
   | "eval_commands"
   | "interface_commands"
@@ -71,6 +73,20 @@ export const VERB_TABLE: readonly VerbTableGroup[] = [
       ["stats", "Success rate, cost, turns, durations and recent failures of a harness"],
       ["trace", "Show a run's journal, verify its hash chain, or export its bytes verbatim"],
     ],
+  },
+  {
+    module: "thread_commands",
+    verbs: [[
+      "threads",
+      "List, show or delete a harness's threads (conversations): its runs in order, their inputs and answers",
+    ]],
+  },
+  {
+    module: "approval_commands",
+    verbs: [[
+      "approvals",
+      "List, show, approve or deny the tool calls a harness's runs wait on (approvals.tools in harness.yaml)",
+    ]],
   },
   {
     module: "fork_commands",

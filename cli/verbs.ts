@@ -18,6 +18,10 @@ const LOADERS: Record<VerbModule, VerbGroup["load"]> = {
   spec_commands: async () => (await import("./commands/spec_commands.ts")).registerSpecCommands,
   trust_command: async () => (await import("./commands/trust_command.ts")).registerTrustCommand,
   run_commands: async () => (await import("./commands/run_commands.ts")).registerRunCommands,
+  thread_commands: async () =>
+    (await import("./commands/thread_commands.ts")).registerThreadCommands,
+  approval_commands: async () =>
+    (await import("./commands/approval_commands.ts")).registerApprovalCommands,
   fork_commands: async () => (await import("./commands/fork_commands.ts")).registerForkCommands,
   eval_commands: async () => (await import("./commands/eval_commands.ts")).registerEvalCommands,
   interface_commands: async () =>

@@ -59,3 +59,30 @@ export function signatureOutcome(signature: string): string {
   const [status = "", ...reason] = signature.split(":");
   return runOutcome(status, reason.join(":"));
 }
+
+/**
+ * Signatures of runs that ended for a reason outside the harness: a person stopped it, or the process
+ * running it went away (while it worked, or while it waited for a person). They are recorded like
+ * any ending, but they are no evidence that the harness needs changing.
+ */
+export const NOT_HARNESS_FAILURES: readonly string[] = [
+  "error:stopped",
+  "error:interrupted",
+  "error:interrupted_awaiting_approval",
+];
+
+/**
+ * Whether a failure signature says something about the harness (what the evolver learns from).
+ *
+ * @example
+ * ```ts
+ * isHarnessFailure("verify_failed:regex:order-id"); // true
+ * isHarnessFailure("error:stopped"); // false: a person stopped it
+ * isHarnessFailure(null); // false: a success
+ * ```
+ * @param signature A run's failure signature, or null.
+ * @returns True for a failure of the harness.
+ */
+export function isHarnessFailure(signature: string | null): boolean {
+  return signature !== null && !NOT_HARNESS_FAILURES.includes(signature);
+}

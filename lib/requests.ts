@@ -8,6 +8,7 @@
 
 import * as z from "zod";
 import { badInput } from "./errors.ts";
+import { INTERFACE_INPUTS } from "./interface_inputs.ts";
 import { isWholeNumberText } from "./whole_number.ts";
 
 /** What a schema checks, for messages: `run request`, `set request`. */
@@ -88,6 +89,90 @@ export const RUN_FLAGS = {
   what: "run",
   example: "--input TEXT or --input-file PATH (inside the harness folder)",
 };
+
+/** The most a thread's metadata may weigh, as JSON. */
+export const MAX_THREAD_METADATA_BYTES = 16 * 1024;
+
+const threadBody = z.strictObject({
+  metadata: z.record(z.string(), z.unknown()).refine(
+    (m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_THREAD_METADATA_BYTES,
+    `at most ${MAX_THREAD_METADATA_BYTES / 1024} KiB as JSON`,
+  ).optional(),
+});
+
+/** `POST /threads`, `POST /api/harnesses/{id}/threads`: a new thread, with optional metadata. */
+export const THREAD_REQUEST = {
+  schema: threadBody,
+  what: "thread request",
+  example: '{} or {"metadata": {"customer": "c-42"}}',
+};
+
+const approvalDecisionBody = z.strictObject({
+  decision: z.enum(["approve", "deny"]),
+  arguments_hash: z.string().regex(
+    /^[0-9a-f]{64}$/,
+    "expected the request's 64-hex arguments_hash",
+  ),
+  reason: z.string().max(2000).optional(),
+});
+
+/** `POST /approvals/{id}`: a person's decision, quoting the hash of the arguments they were shown. */
+export const APPROVAL_DECISION_REQUEST = {
+  schema: approvalDecisionBody,
+  what: "decision",
+  example:
+    '{"decision": "approve" or "deny", "arguments_hash": "<the request\'s>", "reason"?: "…"}',
+};
+
+/**
+ * Reads the `status` filter of a list of approval requests.
+ *
+ * @example
+ * ```ts
+ * approvalFilter(undefined); // "all"
+ * approvalFilter("pending"); // "pending"
+ * ```
+ * @param value The parameter, or undefined.
+ * @returns `pending`, `decided` or `all`.
+ * @throws `bad_input` naming the filters.
+ */
+export function approvalFilter(value: string | undefined): "pending" | "decided" | "all" {
+  if (value === undefined || value === "") return "all";
+  if (value === "pending" || value === "decided") return value;
+  throw badInput(
+    `status=${JSON.stringify(value)} is not a filter: send status=pending or status=decided`,
+    { field: "status" },
+  );
+}
+
+/** What a message to a busy thread does (docs/control-plane.md, Threads). */
+export const BUSY_POLICIES = ["reject", "steer", "queue"] as const;
+
+/** One of {@link BUSY_POLICIES}. */
+export type BusyPolicy = typeof BUSY_POLICIES[number];
+
+/**
+ * Reads the `busy` query parameter of a thread's run.
+ *
+ * @example
+ * ```ts
+ * busyPolicy(undefined); // "reject"
+ * busyPolicy("steer"); // "steer"
+ * ```
+ * @param value The parameter, or undefined.
+ * @returns The policy (`reject` when absent).
+ * @throws `bad_input` naming the policies.
+ */
+export function busyPolicy(value: string | undefined): BusyPolicy {
+  if (value === undefined || value === "") return "reject";
+  if ((BUSY_POLICIES as readonly string[]).includes(value)) return value as BusyPolicy;
+  throw badInput(
+    `busy=${
+      JSON.stringify(value)
+    } is not a policy: send busy=reject (409 while a run goes on), busy=steer (the text steers that run) or busy=queue (run after it)`,
+    { field: "busy" },
+  );
+}
 
 const setBody = z.strictObject({ path: z.string(), value: z.unknown() });
 
@@ -328,9 +413,9 @@ export const MEASURE_REQUEST = {
 /** `POST /api/harnesses/{id}/interface`: write (or replace) the harness's page. */
 export const GENERATE_REQUEST = {
   schema: z.strictObject({
-    input: z.enum(["text", "url", "file"]).optional(),
+    input: z.enum(INTERFACE_INPUTS).optional(),
     force: z.boolean().optional(),
   }),
   what: "generate request",
-  example: '{} or {"input": "file", "force": true}',
+  example: '{} or {"input": "chat", "force": true}',
 };

@@ -37,6 +37,8 @@ export interface RunResult {
   delegations?: Delegation[];
   /** What those hand-offs cost; included in `cost_usd`. */
   delegated_cost_usd?: number;
+  /** The thread the run is a turn of (absent for a run of no thread). */
+  thread_id?: string;
 }
 
 /** One hand-off of a run to a peer harness (docs/runs.md, Delegation). */

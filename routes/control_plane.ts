@@ -45,6 +45,8 @@ import {
   statsAnswer,
 } from "./control_plane/health_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
+import { threadRoutes } from "./control_plane/thread_routes.ts";
+import { approvalRoutes } from "./control_plane/approval_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
 import { finishApp } from "./hono_app.ts";
 
@@ -65,6 +67,8 @@ export interface ControlPlaneOptions {
   storePath: string;
   maxConcurrentRuns?: number;
   maxQueuedRuns?: number;
+  /** Runs that may wait for a person's decision at once (default 16). */
+  maxWaitingRuns?: number;
   /** Request body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Where request lines go (default stderr, written without blocking); null turns logging off. */
@@ -96,6 +100,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       maxConcurrent: options.maxConcurrentRuns ?? 1,
       maxQueued: options.maxQueuedRuns ?? 4,
     }),
+    ...(options.maxWaitingRuns !== undefined ? { maxWaitingRuns: options.maxWaitingRuns } : {}),
   });
   const stderrLog = options.log === undefined ? requestLog() : undefined;
   const log = stderrLog ? stderrLog.line : options.log;
@@ -139,7 +144,17 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ["/stats", statsAnswer(ctx)],
   ]);
   const app: ControlPlaneApp = new Hono<Env>();
-  for (const routes of [pageRoutes, healthRoutes, runRoutes, specRoutes, evolutionRoutes]) {
+  for (
+    const routes of [
+      pageRoutes,
+      healthRoutes,
+      runRoutes,
+      threadRoutes,
+      approvalRoutes,
+      specRoutes,
+      evolutionRoutes,
+    ]
+  ) {
     app.route("/", routes(ctx));
   }
   finishApp(app);

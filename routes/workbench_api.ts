@@ -33,6 +33,8 @@ import { interfaceRoutes } from "./workbench/interface_routes.ts";
 import { mcpRoutes } from "./workbench/mcp_routes.ts";
 import { liveRoutes } from "./workbench/live_routes.ts";
 import { runRoutes } from "./workbench/run_routes.ts";
+import { threadRoutes } from "./workbench/thread_routes.ts";
+import { approvalRoutes } from "./workbench/approval_routes.ts";
 
 /** Options of {@link createWorkbenchApi}. */
 export interface WorkbenchApiOptions {
@@ -92,6 +94,8 @@ export async function createWorkbenchApi(options: WorkbenchApiOptions): Promise<
       conversationRoutes,
       harnessRoutes,
       runRoutes,
+      threadRoutes,
+      approvalRoutes,
       liveRoutes,
       forkRoutes,
       versionRoutes,

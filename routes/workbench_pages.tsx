@@ -163,9 +163,7 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
       else if (r.error) {
         errors[p] = r.error;
         if (r.status === 502) status = 502;
-        else if (r.status === 404 && resolved.harness && p === paths.harness(resolved.harness)) {
-          status = 404;
-        }
+        else if (r.status === 404 && isPageSubject(resolved, p)) status = 404;
       }
     }
     const state: PageState = {
@@ -177,6 +175,14 @@ export function createPages(options: PagesOptions): (request: Request) => Promis
     };
     return await html(request, renderDocument(state, urls), status);
   };
+}
+
+/** Whether a path is what the page is about (its harness, or the thread it shows): unknown, 404. */
+function isPageSubject(route: Route, path: string): boolean {
+  if (!route.harness) return false;
+  if (path === paths.harness(route.harness)) return true;
+  const thread = route.tab === "runs" ? route.query.thread : undefined;
+  return thread !== undefined && path === paths.thread(thread);
 }
 
 /**

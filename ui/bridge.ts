@@ -1,7 +1,9 @@
 /**
  * The Use tab's message bridge: what a sandboxed page may ask. Only `framework:run` for the page's
- * own harness, with either literal `input` text or one `file` (a plain name and its bytes); every
- * other message, field or shape is refused with a reason the page is told.
+ * own harness, with either literal `input` text or one `file` (a plain name and its bytes), and
+ * optionally `thread: true` (a chat page: the run is a turn of the one thread the bridge keeps for
+ * the frame; the page can never name a thread); every other message, field or shape is refused
+ * with a reason the page is told.
  *
  * @module
  */
@@ -9,10 +11,10 @@
 /** The largest input text and file the bridge passes on. */
 export const BRIDGE_LIMITS = { inputChars: 100_000, fileBytes: 1024 * 1024, nameChars: 200 };
 
-/** A run the bridge accepts. */
+/** A run the bridge accepts; `thread` makes it a turn of the frame's own thread. */
 export type BridgeRun =
-  | { input: string }
-  | { file: { name: string; bytes: Uint8Array } };
+  & ({ input: string } | { file: { name: string; bytes: Uint8Array } })
+  & { thread?: true };
 
 /**
  * Checks a message from the preview.
@@ -21,6 +23,10 @@ export type BridgeRun =
  * ```ts
  * bridgeRequest({ type: "framework:run", harness: "bot", input: "hi" }, "bot"); // { input: "hi" }
  * bridgeRequest({ type: "framework:run", harness: "other", input: "hi" }, "bot"); // { error: … }
+ * bridgeRequest({ type: "framework:run", harness: "bot", input: "hi", thread: true }, "bot");
+ * // { input: "hi", thread: true }
+ * bridgeRequest({ type: "framework:run", harness: "bot", input: "hi", thread: "thr_…" }, "bot");
+ * // { error: "thread must be true: …" }
  * ```
  * @param data The message's data.
  * @param harnessId The harness the page belongs to.
@@ -32,11 +38,26 @@ export function bridgeRequest(data: unknown, harnessId: string): BridgeRun | { e
   }
   const m = data as Record<string, unknown>;
   if (m.type !== "framework:run") return { error: "Only framework:run is answered" };
-  const unknown = Object.keys(m).filter((k) => !["type", "harness", "input", "file"].includes(k));
+  const unknown = Object.keys(m).filter((k) =>
+    !["type", "harness", "input", "file", "thread"].includes(k)
+  );
   if (unknown.length) return { error: `Unknown field ${JSON.stringify(unknown[0])}` };
   if (m.harness !== harnessId) {
     return { error: `This page may only run ${harnessId}, not ${JSON.stringify(m.harness)}` };
   }
+  if (m.thread !== undefined && m.thread !== true) {
+    return {
+      error:
+        "thread must be true: the workbench keeps this page's one thread, and a page never names a thread",
+    };
+  }
+  const run = bridgeInput(m);
+  if ("error" in run || m.thread !== true) return run;
+  return { ...run, thread: true };
+}
+
+/** The input of a run message: literal text, or one plain-named file within the limits. */
+function bridgeInput(m: Record<string, unknown>): BridgeRun | { error: string } {
   if ((m.input === undefined) === (m.file === undefined)) {
     return { error: "Send either input (text) or file" };
   }

@@ -69,6 +69,22 @@ export function formatAgo(iso: string, now: number): string {
 }
 
 /**
+ * How long until a time (an expiry).
+ *
+ * @param iso An ISO time.
+ * @param now The current time in ms.
+ * @returns `in 9 min`, `in 2 h`, `in under a minute`, or `passed`.
+ */
+export function formatUntil(iso: string, now: number): string {
+  const s = (Date.parse(iso) - now) / 1000;
+  if (s <= 0) return "passed";
+  if (s < 60) return "in under a minute";
+  if (s < 3600) return `in ${Math.round(s / 60)} min`;
+  if (s < 86_400) return `in ${Math.round(s / 3600)} h`;
+  return `in ${Math.round(s / 86_400)} d`;
+}
+
+/**
  * A run or record id shortened to its distinctive tail.
  *
  * @param id `run_01M80954FFJQZHMNEQNQJBWTCR`.

@@ -40,8 +40,8 @@ const NOTHING: RunTally = { cost_usd: 0, turns: 0 };
 
 /**
  * Follows the runs of a list that are still going: their cost and turns so far, from their events;
- * when one ends, the harness's runs (and its figures) are read again, once for runs that end
- * together.
+ * when one ends, the harness's runs (and its figures, and the threads shown) are read again, once
+ * for runs that end together.
  *
  * @param harnessId The harness the list is of.
  * @param rows The rows of the list (those with status `running` are followed).
@@ -55,7 +55,8 @@ export function useLiveRows(
   const runIds = rows.filter((r) => r.status === "running").map((r) => r.run_id);
   const [tallies, setTallies] = useState<ReadonlyMap<string, RunTally>>(new Map());
   const ended = useRef(() => {});
-  ended.current = () => cache.refresh(paths.runsOf(harnessId), paths.harness(harnessId));
+  ended.current = () =>
+    cache.refresh(paths.runsOf(harnessId), paths.harness(harnessId), paths.allThreads());
   const follows = useRef(new Map<string, () => void>());
   const timer = useRef<ReturnType<typeof setTimeout>>();
   const forget = (id: string) => {

@@ -58,6 +58,13 @@ export const paths = {
   mcp: (id: string) => `/api/harnesses/${e(id)}/mcp`,
   uploads: (id: string) => `/api/harnesses/${e(id)}/uploads`,
   runsOf: (id: string) => `/api/harnesses/${e(id)}/runs`,
+  /** A harness's threads (list, and where the Use tab's bridge makes its page's thread). */
+  threads: (id: string) => `/api/harnesses/${e(id)}/threads`,
+  /** A thread with its turns. */
+  thread: (threadId: string) => `/api/threads/${e(threadId)}`,
+  threadRun: (threadId: string) => `/api/threads/${e(threadId)}/run`,
+  /** Every thread path (read again when a run ends). */
+  allThreads: () => "/api/threads/",
   compare: (id: string, a: string, b: string, set?: string) =>
     withQuery(`/api/harnesses/${e(id)}/versions/compare`, { a, b, set }),
   restore: (id: string, version: string) =>
@@ -75,6 +82,12 @@ export const paths = {
   proposals: (id: string, status?: string) =>
     withQuery(`/api/harnesses/${e(id)}/proposals`, { status }),
   memories: (scope?: string, q?: string) => withQuery("/api/memories", { scope, q }),
+  /** The requests waiting for a person, of every harness the workbench offers (the rail's badge). */
+  pendingApprovals: () => "/api/approvals?status=pending",
+  /** Every approval path (read again when a request comes or goes). */
+  allApprovals: () => "/api/approvals",
+  approval: (approvalId: string) => `/api/approvals/${e(approvalId)}`,
+  approvalPreview: (approvalId: string) => `/api/approvals/${e(approvalId)}/preview`,
 };
 
 /**
@@ -84,7 +97,7 @@ export const paths = {
  * @returns API paths.
  */
 export function pagePaths(route: Route): string[] {
-  const out = [paths.catalog(), paths.conversations()];
+  const out = [paths.catalog(), paths.conversations(), paths.pendingApprovals()];
   if (route.conversation) out.push(paths.conversation(route.conversation));
   if (route.page === "memory") {
     out.push(paths.memories(route.query.scope, route.query.q));
@@ -95,7 +108,11 @@ export function pagePaths(route: Route): string[] {
   out.push(paths.harness(h));
   switch (route.tab) {
     case "runs":
-      out.push(paths.runs(h, route.query.status, route.query.before));
+      out.push(
+        route.query.thread
+          ? paths.thread(route.query.thread)
+          : paths.runs(h, route.query.status, route.query.before),
+      );
       break;
     case "trace":
       out.push(route.run ? paths.trace(route.run, TRACE_PREVIEW) : paths.runs(h));

@@ -3,12 +3,13 @@
  * moves between them without reloading). The path names the page; the query carries the conversation
  * (`c`), the selected run (`run`) and each tab's own choices.
  *
- * | path                | page                                  |
- * | ------------------- | ------------------------------------- |
- * | `/`                 | the chat, and the selected harness    |
- * | `/h/{id}`           | a harness's Overview                  |
- * | `/h/{id}/{tab}`     | a harness's tab                       |
- * | `/settings/memory`  | Settings › Memory                     |
+ * | path                          | page                                  |
+ * | ----------------------------- | ------------------------------------- |
+ * | `/`                           | the chat, and the selected harness    |
+ * | `/h/{id}`                     | a harness's Overview                  |
+ * | `/h/{id}/{tab}`               | a harness's tab                       |
+ * | `/h/{id}/runs?thread={id}`    | a thread's conversation, in Runs      |
+ * | `/settings/memory`            | Settings › Memory                     |
  *
  * @module
  */
@@ -42,6 +43,7 @@ const KEYS = [
   "a",
   "b",
   "set",
+  "thread",
 ] as const;
 
 /** A query key. */
@@ -59,7 +61,7 @@ export interface Route {
   run: string | null;
   /**
    * Tab choices: `status`, `before`, `p` (proposal), `seq`, `types`, `scope`, `q`, `m` (memory),
-   * `a`, `b`, `set` (the versions compared and the eval set).
+   * `a`, `b`, `set` (the versions compared and the eval set), `thread` (the conversation Runs shows).
    */
   query: Partial<Record<QueryKey, string>>;
 }

@@ -18,8 +18,16 @@ import type { SpecIssue } from "../lib/harness_spec/issues.ts";
 import type { RunResult } from "../lib/run_types.ts";
 import type { Control, SteeringMessage } from "../lib/runner/control_queue.ts";
 import type { LiveView } from "../lib/runs/controls.ts";
+import type { ThreadRecord, ThreadTurn } from "../lib/hive/threads.ts";
+import type { RunsPage } from "../lib/workbench/runs.ts";
+import type { ApprovalRecord } from "../lib/hive/approvals.ts";
+import type { ApprovalPreview } from "../lib/runs/approval_preview.ts";
+import type { WorkbenchApprovals } from "../lib/workbench/approvals.ts";
+import type { TargetRun } from "../lib/workbench/chat.ts";
 
 export type {
+  ApprovalPreview,
+  ApprovalRecord,
   Artifact,
   CatalogNode,
   ChatMessage,
@@ -35,8 +43,12 @@ export type {
   Proposal,
   RunResult,
   RunRow,
+  RunsPage,
   SpecIssue,
   SteeringMessage,
+  ThreadRecord,
+  ThreadTurn,
+  WorkbenchApprovals,
 };
 
 /** `GET /api/health`. */
@@ -91,6 +103,9 @@ export interface TraceView {
 /** A row of the Runs list: a live run also says its mode and model. */
 export type RunListRow = RunRow & { live_state?: LiveView };
 
+/** `GET /api/threads/{id}`: a thread with its turns, oldest first. */
+export type ThreadView = ThreadRecord & { runs: ThreadTurn[] };
+
 /** `GET /api/conversations/{id}`. */
 export interface ConversationView {
   conversation: Conversation;
@@ -98,4 +113,6 @@ export interface ConversationView {
   artifacts: Artifact[];
   /** The copilot run of a turn still in flight (its reply is not stored yet), or null. */
   pending_run_id: string | null;
+  /** The target runs the turn in flight has started. */
+  turn_runs?: TargetRun[];
 }

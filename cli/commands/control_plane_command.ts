@@ -26,6 +26,7 @@ interface Options {
   port: string;
   maxConcurrentRuns: string;
   maxQueuedRuns: string;
+  maxWaitingRuns: string;
   maxBodyBytes: string;
   authorizedKeys?: string;
   approve?: boolean;
@@ -52,6 +53,11 @@ export function registerControlPlaneCommand(program: Command): void {
     .option("--port <port>", "port to bind (0 picks a free one)", "8420")
     .option("--max-concurrent-runs <n>", "runs at once", "1")
     .option("--max-queued-runs <n>", "runs waiting for a slot; beyond that /run answers 503", "4")
+    .option(
+      "--max-waiting-runs <n>",
+      "runs waiting for a person's decision (without a slot); beyond that a request is denied at once",
+      "16",
+    )
     .option("--max-body-bytes <n>", "largest request body", String(DEFAULT_MAX_BODY_BYTES))
     .option(
       "--authorized-keys <file>",
@@ -67,6 +73,10 @@ export function registerControlPlaneCommand(program: Command): void {
           min: 1,
         });
         const maxQueuedRuns = wholeOption(o.maxQueuedRuns, { name: "--max-queued-runs", min: 0 });
+        const maxWaitingRuns = wholeOption(o.maxWaitingRuns, {
+          name: "--max-waiting-runs",
+          min: 0,
+        });
         const maxBodyBytes = wholeOption(o.maxBodyBytes, { name: "--max-body-bytes", min: 1 });
         const real = await resolveHarnessDir(dir);
         // Trust is decided once, here, before anything binds.
@@ -81,6 +91,7 @@ export function registerControlPlaneCommand(program: Command): void {
           storePath,
           maxConcurrentRuns,
           maxQueuedRuns,
+          maxWaitingRuns,
           maxBodyBytes,
         });
         let server: Deno.HttpServer<Deno.NetAddr>;

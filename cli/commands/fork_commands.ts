@@ -111,8 +111,9 @@ export function registerForkCommands(program: Command): void {
     .action((dir: string, o: GlobalOptions & { stream?: boolean; approve?: boolean }) =>
       runVerb(o, async () => {
         const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-        const run = await resumeFork(openHive(), createRunService(), trusted);
-        return await reportRun(run, o);
+        const runs = createRunService();
+        const run = await resumeFork(openHive(), runs, trusted);
+        return await reportRun(run, o, { runs, trusted });
       })
     );
 }

@@ -9,11 +9,9 @@ import type { Command } from "commander";
 import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
 import { generateInterface } from "../../lib/interface/generate.ts";
-import type { InterfaceInput } from "../../lib/interface/page.ts";
+import { INTERFACE_INPUTS_TEXT, isInterfaceInput } from "../../lib/interface_inputs.ts";
 import { createPackage, verifyPackage } from "../../lib/package/package.ts";
 import { type GlobalOptions, runVerb } from "../output.ts";
-
-const INPUTS = ["text", "url", "file"];
 
 /**
  * Registers `generate` and `package`.
@@ -26,17 +24,19 @@ export function registerInterfaceCommands(program: Command): void {
     .argument("<dir>", "the harness folder")
     .option(
       "--input <kind>",
-      "what the page asks for: text, url or file (default: interface.input)",
+      `what the page asks for: ${INTERFACE_INPUTS_TEXT} (default: interface.input)`,
     )
     .option("--force", "replace an existing page")
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions & { input?: string; force?: boolean }) =>
       runVerb(o, async () => {
-        if (o.input !== undefined && !INPUTS.includes(o.input)) {
-          throw badInput(`--input must be text, url or file, got ${JSON.stringify(o.input)}`);
+        if (o.input !== undefined && !isInterfaceInput(o.input)) {
+          throw badInput(
+            `--input must be ${INTERFACE_INPUTS_TEXT}, got ${JSON.stringify(o.input)}`,
+          );
         }
         const r = await generateInterface(dir, {
-          ...(o.input ? { input: o.input as InterfaceInput } : {}),
+          ...(o.input ? { input: o.input } : {}),
           force: !!o.force,
         });
         return {

@@ -20,8 +20,12 @@ import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
 import { errorEnvelope } from "../../lib/envelope.ts";
 import { ndjsonLine } from "../../lib/runs/frames.ts";
 import { serveLines } from "../../lib/runs/serve_lines.ts";
-import { createRunService, type Submission } from "../../lib/runs/service.ts";
-import { readRequest, RUN_FLAGS } from "../../lib/requests.ts";
+import { createRunService, type RunService, type Submission } from "../../lib/runs/service.ts";
+import { loadSpecCached } from "../../lib/harness_spec/cache.ts";
+import type { TrustedFolder } from "../../lib/trust/trust_gate.ts";
+import { decideInPlace } from "./approval_prompt.ts";
+import { busyPolicy, readRequest, RUN_FLAGS } from "../../lib/requests.ts";
+import { submitToThread, threadNamed } from "../../lib/runs/threads.ts";
 import { resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
@@ -39,18 +43,39 @@ function summary(r: RunResult): string {
   return parts.join(" · ") + why;
 }
 
+/** Where a run reported at the terminal came from: what deciding its approval requests needs. */
+export interface ReportedRun {
+  runs: RunService;
+  trusted: TrustedFolder;
+}
+
 /**
  * Shows a submitted run the way `run` does: streamed (readable lines, or NDJSON frames with
- * `--json`) or as its result, with exit code 0 for success and 3 for any other status.
+ * `--json`) or as its result, with exit code 0 for success and 3 for any other status. When its
+ * harness asks for approvals, each request is asked about in place on a terminal, or explained.
  *
  * @param run The submitted run.
  * @param o `--stream` and `--json`.
+ * @param from The run service and the harness, for deciding the run's approval requests.
  * @returns The verb's answer (a streamed run exits here).
  */
 export async function reportRun(
   run: Submission,
   o: GlobalOptions & { stream?: boolean },
+  from: ReportedRun,
 ): Promise<{ data: RunResult; text: string; exitCode: number }> {
+  const { spec } = await loadSpecCached(from.trusted.dir);
+  if (spec.approvals) {
+    const harness = { id: spec.id, dir: from.trusted.dir };
+    decideInPlace(run, {
+      db: openHive(),
+      runs: from.runs,
+      target: from.trusted,
+      harness,
+      dir: from.trusted.dir,
+      interactive: Deno.stdin.isTerminal(),
+    }).catch((err) => reportError(err, false));
+  }
   if (o.stream) {
     // For a program: NDJSON frames; for a person: one readable line per event as it happens.
     const t0 = performance.now();
@@ -106,6 +131,15 @@ function registerRun(program: Command): void {
       "--stream",
       "follow the run as it happens: a line per event (with --json: NDJSON frames run_accepted, trace…, run_result)",
     )
+    .option(
+      "--thread <id>",
+      "a turn of a thread: its id, or new (the run is given the thread's earlier turns)",
+    )
+    .option(
+      "--busy <policy>",
+      "when a run of the thread is going: reject (exit 2), steer (the input steers it) or queue",
+      "reject",
+    )
     .option("--approve", "trust the folder if it is not trusted yet")
     .option("--json", "print the ok-wrapped JSON result")
     .action((
@@ -115,6 +149,8 @@ function registerRun(program: Command): void {
         inputFile?: string;
         stream?: boolean;
         approve?: boolean;
+        thread?: string;
+        busy: string;
       },
     ) =>
       runVerb(o, async () => {
@@ -122,9 +158,28 @@ function registerRun(program: Command): void {
           ...(o.input !== undefined ? { input: o.input } : {}),
           ...(o.inputFile !== undefined ? { input_file: o.inputFile } : {}),
         });
+        const busy = busyPolicy(o.busy);
         const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-        const run = await createRunService().submit(trusted, request);
-        return await reportRun(run, o);
+        const runs = createRunService();
+        if (o.thread === undefined) {
+          return await reportRun(await runs.submit(trusted, request), o, { runs, trusted });
+        }
+        const db = openHive();
+        const harness = await harnessIdOf(trusted.dir);
+        const threadId = threadNamed(db, harness, o.thread, "cli");
+        const sent = await submitToThread(db, runs, trusted, harness, threadId, request, {
+          busy,
+          viewer: null,
+        });
+        if (sent.kind === "run") {
+          return await reportRun(sent.submission, o, { runs, trusted });
+        }
+        const steered = { thread_id: threadId, run_id: sent.run_id, message_id: sent.message_id };
+        return {
+          data: steered,
+          text:
+            `Steering message ${sent.message_id} queued for ${sent.run_id} (thread ${threadId})`,
+        };
       })
     );
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isHarnessFailure } from "../failure_signature.ts";
 import { trackBackground } from "../background.ts";
 import { openHive } from "../hive/open.ts";
 import type { RunResult } from "../run_types.ts";
@@ -28,8 +29,8 @@ const chains = new Map<string, Promise<unknown>>();
  */
 export function maybeAutoPropose(loaded: LoadedSpec, result: RunResult): void {
   const evolution = loaded.spec.evolution;
-  if (!evolution?.auto_propose || !result.failure_signature) return;
   const signature = result.failure_signature;
+  if (!evolution?.auto_propose || signature === null || !isHarnessFailure(signature)) return;
   const threshold = evolution.auto_propose_after ?? DEFAULT_AUTO_PROPOSE_AFTER;
   const harnessId = loaded.spec.id;
   const ref = harnessRef(loaded);

@@ -26,11 +26,12 @@ export const SAFETY_ROOTS: readonly string[] = [
  * Roots frozen for every remote policy (HTTP, proposals, the workbench copilot) besides the safety
  * roots (docs/harness-yaml.md, Frozen fields): `evolution.model` (and a playbook's `model`) carries
  * a `base_url` and an `api_key_env`, so writing it would send the server's credentials to a chosen
- * host; `fork` is the provenance a resume trusts;
+ * host; `fork` is the provenance a resume trusts; `approvals` decides which calls wait for a person;
  * `logging.trace_dir` chooses where journals are written; `evolution.auto_propose_after` decides how
  * often the evolver (a paid model) is called.
  */
 export const REMOTE_ROOTS: readonly string[] = [
+  "approvals",
   "evolution.model",
   "playbooks.*.model",
   "fork",

@@ -8,6 +8,7 @@
 import * as z from "zod";
 import { BUILTINS, type EntryKind } from "./builtins.ts";
 import { entryName } from "./entries.ts";
+import { INTERFACE_INPUTS } from "../interface_inputs.ts";
 
 /** A slug: lowercase letters, digits and single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -259,6 +260,9 @@ export const harnessSchema = z.strictObject({
     max_cost_usd: z.number().nonnegative().optional(),
     timeout_s: z.number().positive().optional(),
     tool_timeout_s: z.number().positive().optional(),
+    thread_history_turns: z.number().int().nonnegative().optional().describe(
+      "How many earlier turns of a thread a run of it is given (default 20; 0: none)",
+    ),
   }).optional(),
   tools: z.array(entrySchema("tool")).optional(),
   guardrails: z.array(entrySchema("guardrail")).optional(),
@@ -288,8 +292,10 @@ export const harnessSchema = z.strictObject({
   }).optional(),
   playbooks: z.array(playbookSchema).optional(),
   interface: z.strictObject({
-    input: z.enum(["text", "url", "file"]).optional()
-      .describe("What the page asks for: text (default), a URL, or a file"),
+    input: z.enum(INTERFACE_INPUTS).optional()
+      .describe(
+        "What the page asks for: text (default), a URL, a file, or chat (a conversation: one thread per page session)",
+      ),
     title: z.string().min(1).optional(),
     description: z.string().optional(),
     accept: z.string().optional().describe("For a file input: the accepted types, e.g. .pdf,.txt"),
@@ -312,6 +318,19 @@ export const harnessSchema = z.strictObject({
     max_depth: z.number().int().nonnegative().optional(),
     max_cost_usd: z.number().nonnegative().optional(),
   }).optional(),
+  approvals: z.strictObject({
+    tools: z.array(
+      z.string().regex(
+        /^[A-Za-z0-9_*.-]+$/,
+        "expected a tool name or a glob of one (letters, digits, '_', '-', '.' and '*')",
+      ),
+    ).min(1, "name at least one tool (or a glob such as github__*)").describe(
+      "Tools whose calls wait for a person's decision: names or `*` globs over builtin, code and MCP tool names (`<server>__<tool>`)",
+    ),
+    timeout_s: z.number().positive().optional().describe(
+      "How long a request waits before it expires (default 600)",
+    ),
+  }).optional().describe("A person approves or denies each call of these tools before it runs"),
 }).superRefine((spec, ctx) => crossCheck(spec, ctx), { when: () => true });
 
 function asList(value: unknown): unknown[] {

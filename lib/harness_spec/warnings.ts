@@ -4,6 +4,7 @@
  * @module
  */
 
+import { matchesToolGlob } from "../tool_glob.ts";
 import { entryName } from "./entries.ts";
 import type { HarnessSpec } from "./schema.ts";
 
@@ -38,6 +39,30 @@ export function specWarnings(spec: HarnessSpec): SpecWarning[] {
           }, which no tool entry provides (tools: ${known.join(", ") || "none"})`,
         });
       }
+    });
+  });
+  // A glob of `approvals.tools` that matches no tool does nothing: say so. MCP tools are known only
+  // once their server answers, so `server__…` globs are checked against the servers' names.
+  const servers = (spec.mcp_servers ?? []).map((s) => s.name);
+  spec.approvals?.tools.forEach((glob, i) => {
+    const mcp = glob.indexOf("__");
+    const matched = mcp > 0
+      ? servers.some((s) => matchesToolGlob(s, [glob.slice(0, mcp)]))
+      : known.some((t) => matchesToolGlob(t, [glob]));
+    if (matched) return;
+    warnings.push({
+      path: ["approvals", "tools", i],
+      message: mcp > 0
+        ? `approvals.tools names ${
+          JSON.stringify(glob)
+        }, but no MCP server of this harness is named like ${
+          JSON.stringify(glob.slice(0, mcp))
+        } (servers: ${servers.join(", ") || "none"}): it asks for nothing`
+        : `approvals.tools names ${
+          JSON.stringify(glob)
+        }, which matches no tool of this harness (tools: ${
+          known.join(", ") || "none"
+        }): it asks for nothing`,
     });
   });
   spec.playbooks?.forEach((p, i) => {

@@ -1,6 +1,7 @@
 /**
  * Runs left `running` by a process that died are marked `error` (reason `interrupted`) when the hive
- * is next opened, once their owner is certainly gone.
+ * is next opened, once their owner is certainly gone — reason `interrupted_awaiting_approval` for a run
+ * that was waiting for a person (its request stays pending: approving it takes the run up again).
  *
  * @module
  */
@@ -8,6 +9,33 @@
 import type { DatabaseSync } from "node:sqlite";
 import { isProcessAlive } from "../process_identity.ts";
 import { statement } from "../sqlite/statements.ts";
+
+/** A running run's owner, as the runs table keeps it. */
+interface Owned {
+  run_id: string;
+  started_at: string;
+  owner_pid: number | null;
+  owner_start: string | null;
+}
+
+/** Marks one run interrupted when its owner is gone; whether it was marked. */
+function markIfOrphaned(db: DatabaseSync, r: Owned): boolean {
+  if (r.owner_pid !== null && isProcessAlive(r.owner_pid, r.owner_start)) return false;
+  const now = new Date();
+  const result = statement(
+    db,
+    `UPDATE runs SET status = 'error',
+       error = CASE WHEN waiting THEN 'interrupted_awaiting_approval: the process stopped while the run waited for a person; approve its request to take it up again'
+         ELSE 'interrupted: the process running it stopped' END,
+       failure_signature = CASE WHEN waiting THEN 'error:interrupted_awaiting_approval'
+         ELSE 'error:interrupted' END,
+       ended_at = ?, duration_ms = ?, owner_pid = NULL, owner_start = NULL
+     FROM (SELECT EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = ?3 AND a.status = 'pending')
+       AS waiting)
+     WHERE run_id = ?3 AND status = 'running'`,
+  ).run(now.toISOString(), Math.max(0, now.getTime() - Date.parse(r.started_at)), r.run_id);
+  return Number(result.changes) > 0;
+}
 
 /**
  * Marks the runs of dead processes as interrupted.
@@ -19,25 +47,22 @@ export function markInterruptedRuns(db: DatabaseSync): string[] {
   const rows = statement(
     db,
     "SELECT run_id, started_at, owner_pid, owner_start FROM runs WHERE status = 'running'",
-  )
-    .all() as {
-      run_id: string;
-      started_at: string;
-      owner_pid: number | null;
-      owner_start: string | null;
-    }[];
-  const marked: string[] = [];
-  for (const r of rows) {
-    if (r.owner_pid !== null && isProcessAlive(r.owner_pid, r.owner_start)) continue;
-    const now = new Date();
-    const result = statement(
-      db,
-      `UPDATE runs SET status = 'error', error = 'interrupted: the process running it stopped',
-         failure_signature = 'error:interrupted', ended_at = ?, duration_ms = ?, owner_pid = NULL,
-         owner_start = NULL
-       WHERE run_id = ? AND status = 'running'`,
-    ).run(now.toISOString(), Math.max(0, now.getTime() - Date.parse(r.started_at)), r.run_id);
-    if (Number(result.changes) > 0) marked.push(r.run_id);
-  }
-  return marked;
+  ).all() as unknown as Owned[];
+  return rows.filter((r) => markIfOrphaned(db, r)).map((r) => r.run_id);
+}
+
+/**
+ * Marks one run interrupted when it is still `running` but its process is gone (a process that shares
+ * the hive finds out without opening it again).
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @returns Whether it was marked.
+ */
+export function markRunInterruptedIfOrphaned(db: DatabaseSync, runId: string): boolean {
+  const row = statement(
+    db,
+    "SELECT run_id, started_at, owner_pid, owner_start FROM runs WHERE run_id = ? AND status = 'running'",
+  ).get(runId) as Owned | undefined;
+  return row ? markIfOrphaned(db, row) : false;
 }

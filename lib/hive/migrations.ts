@@ -390,4 +390,67 @@ export const MIGRATIONS: readonly string[] = [
     WHERE h.is_fork = 1 AND h.parent_id IS NOT NULL
     ORDER BY h.updated_at;
   `,
+  // 13: threads — durable conversations with one harness. A thread is owned by the key (or the
+  // local face) that made it; its turns keep each run's whole input and, once it has ended, its
+  // whole output, so a run's history is read from the thread's newest turns alone (never from the
+  // journals). \`live_*\` is the thread's busy lock: the run holding it and the process that took it
+  // (pid and start time), so a lock left by a process that died is known to be free again; every
+  // process sharing the hive sees it.
+  `
+  CREATE TABLE threads (
+    thread_id TEXT PRIMARY KEY,
+    harness_id TEXT NOT NULL,
+    harness_dir TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    live_run_id TEXT,
+    live_pid INTEGER,
+    live_start TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX threads_harness ON threads(harness_id, harness_dir, thread_id);
+  CREATE INDEX threads_owner ON threads(harness_id, harness_dir, owner, thread_id);
+  CREATE TABLE thread_turns (
+    thread_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    run_id TEXT NOT NULL,
+    input TEXT NOT NULL,
+    output TEXT,
+    PRIMARY KEY (thread_id, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX thread_turns_run ON thread_turns(run_id);
+  ALTER TABLE runs ADD COLUMN thread_id TEXT;
+  CREATE INDEX runs_thread ON runs(thread_id, run_id) WHERE thread_id IS NOT NULL;
+  `,
+  // 14: tool approvals — a request for each call of a tool \`approvals.tools\` names, kept until a
+  // person (or the clock) decides it, so a decision survives the process: a run stopped while it
+  // waited is taken up again from its journal when its request is approved. \`requested_by\` is who
+  // started the run (a key may not decide its own run's requests); \`resumed_run_id\` the run that took
+  // it up. A decision is one conditional update (\`status = 'pending'\`), so it is made once however
+  // many processes race.
+  `
+  CREATE TABLE approvals (
+    approval_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    harness_id TEXT NOT NULL,
+    harness_dir TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    arguments_hash TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    requested_by TEXT,
+    requested_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    decided_at TEXT,
+    decided_by TEXT,
+    reason TEXT,
+    resumed_run_id TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX approvals_harness ON approvals(harness_id, harness_dir, status, approval_id);
+  CREATE INDEX approvals_run ON approvals(run_id);
+  `,
 ];

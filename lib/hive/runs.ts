@@ -5,12 +5,15 @@
  * @module
  */
 
+import { NOT_HARNESS_FAILURES } from "../failure_signature.ts";
 import { ownProcess } from "../process_identity.ts";
 import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
+import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
+import { addThreadTurn, endThreadTurn } from "./threads.ts";
 
 /** One row of the `runs` table. */
 export interface RunRow {
@@ -35,6 +38,8 @@ export interface RunRow {
   reentry_seq: number | null;
   /** The evaluation the run belongs to (null for a live run). */
   eval_id: string | null;
+  /** The thread the run is a turn of (null for a run of no thread). */
+  thread_id: string | null;
   /** 1 when the run counts in the harness's live-run fitness (0: an eval run). */
   live: number;
   failure_signature: string | null;
@@ -81,14 +86,26 @@ export function insertRun(
     eval_id?: string | null;
     /** Whether it counts in live-run fitness (default true). */
     live?: boolean;
+    /** The thread the run is a turn of: its turn is recorded in the same transaction. */
+    thread_id?: string | null;
   },
 ): void {
+  if (r.thread_id) {
+    const threadId = r.thread_id;
+    inTransaction(db, () => {
+      writeRunRow(db, r);
+      addThreadTurn(db, threadId, r.run_id, r.input, r.started_at);
+    });
+  } else writeRunRow(db, r);
+}
+
+function writeRunRow(db: Hive, r: Parameters<typeof insertRun>[1]): void {
   const owner = ownProcess();
   statement(
     db,
     `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
-       trace_path, parent_run_id, reentry_seq, eval_id, live, owner_pid, owner_start)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       trace_path, parent_run_id, reentry_seq, eval_id, live, owner_pid, owner_start, thread_id)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.run_id,
     r.harness_id,
@@ -103,6 +120,7 @@ export function insertRun(
     r.live === false ? 0 : 1,
     owner.pid,
     owner.start,
+    r.thread_id ?? null,
   );
 }
 
@@ -114,6 +132,20 @@ export function insertRun(
  * @param journal The journal's head hash and event count.
  */
 export function finishRun(
+  db: Hive,
+  result: RunResult,
+  journal: { head_hash: string; events: number },
+): void {
+  if (result.thread_id) {
+    const threadId = result.thread_id;
+    inTransaction(db, () => {
+      writeRunEnd(db, result, journal);
+      endThreadTurn(db, threadId, result.run_id, result.output, result.ended_at);
+    });
+  } else writeRunEnd(db, result, journal);
+}
+
+function writeRunEnd(
   db: Hive,
   result: RunResult,
   journal: { head_hash: string; events: number },
@@ -287,7 +319,8 @@ export interface FailedRun {
 }
 
 /**
- * The newest failed runs of a harness (those with a failure signature).
+ * The newest failed runs of a harness (those with a failure signature), without the runs that ended
+ * for a reason outside the harness (stopped by a person, their process gone: `NOT_HARNESS_FAILURES`).
  *
  * @param db The hive.
  * @param harness The harness (id and folder).
@@ -299,8 +332,14 @@ export function recentFailedRuns(db: Hive, harness: HarnessRef, limit: number): 
     db,
     `SELECT run_id, failure_signature, trace_path FROM runs
      WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND failure_signature IS NOT NULL
+       AND failure_signature NOT IN (SELECT value FROM json_each(?))
      ORDER BY run_id DESC LIMIT ?`,
-  ).all(harness.id, harness.dir, limit) as unknown as FailedRun[];
+  ).all(
+    harness.id,
+    harness.dir,
+    JSON.stringify(NOT_HARNESS_FAILURES),
+    limit,
+  ) as unknown as FailedRun[];
 }
 
 /**

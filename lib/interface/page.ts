@@ -2,204 +2,25 @@
  * The generated interface of a harness: one self-contained, accessible HTML page (no external asset,
  * no credential in it) that asks for the harness's input — text, a URL or a file — and shows the
  * result: status, output (Markdown rendered with DOM nodes, never as HTML), cost and turns, and
- * errors plainly. The same page works two ways:
+ * errors plainly; or, for `chat`, a conversation whose every message is a turn of one thread. The
+ * same page works two ways:
  *
  * - in the workbench's Use tab, inside a sandboxed frame, it only talks to its parent by
- *   `postMessage` (`framework:run` → `framework:result` or `framework:error`);
- * - served by a deployment (`framework control-plane` at `GET /`), it calls `POST /run` on its own
- *   origin with a bearer token the person pastes, kept in `sessionStorage` only.
+ *   `postMessage` (`framework:run` → `framework:result` or `framework:error`; a chat adds
+ *   `thread: true`, and the bridge keeps the frame's one thread);
+ * - served by a deployment (`framework control-plane` at `GET /`), it calls `POST /run` — a chat
+ *   `POST /threads` then `POST /threads/{id}/run` — on its own origin with a bearer token the person
+ *   pastes, kept in `sessionStorage` only.
  *
  * @module
  */
 
 import { escapeHtml } from "../html.ts";
 import type { HarnessSpec } from "../harness_spec/schema.ts";
+import type { InterfaceInput } from "../interface_inputs.ts";
+import { pageScript } from "./page_scripts.ts";
 
-/** What the page asks for. */
-export type InterfaceInput = "text" | "url" | "file";
-
-/** The page's own script: no framework object, no credential; the token is typed by the person. */
-const SCRIPT = String.raw`
-(() => {
-  const config = JSON.parse(document.getElementById("fw-config").textContent);
-  const $ = (id) => document.getElementById(id);
-  const framed = window.parent !== window;
-  const form = $("run-form");
-  const out = $("result");
-  const tokenRow = $("token-row");
-  if (framed) tokenRow.hidden = true;
-  else $("token").value = sessionStorage.getItem("framework-token") || "";
-
-  function text(tag, value, cls) {
-    const el = document.createElement(tag);
-    if (cls) el.className = cls;
-    el.textContent = value;
-    return el;
-  }
-  // Markdown, safely: every piece of text becomes a text node; links only http(s).
-  function inline(parent, line) {
-    const re = /(\x60[^\x60]+\x60)|(\*\*[^*]+\*\*)|(\*[^*]+\*)|(https?:\/\/[^\s<>()]+)/g;
-    let at = 0;
-    for (const m of line.matchAll(re)) {
-      if (m.index > at) parent.append(line.slice(at, m.index));
-      const t = m[0];
-      if (m[1]) parent.append(text("code", t.slice(1, -1)));
-      else if (m[2]) parent.append(text("strong", t.slice(2, -2)));
-      else if (m[3]) parent.append(text("em", t.slice(1, -1)));
-      else {
-        const a = text("a", t);
-        a.href = t;
-        a.rel = "noopener noreferrer";
-        a.target = "_blank";
-        parent.append(a);
-      }
-      at = m.index + t.length;
-    }
-    if (at < line.length) parent.append(line.slice(at));
-  }
-  function markdown(src) {
-    const root = document.createElement("div");
-    const lines = String(src).replace(/\r\n?/g, "\n").split("\n");
-    let i = 0;
-    while (i < lines.length) {
-      const line = lines[i];
-      if (line.startsWith("\x60\x60\x60")) {
-        const body = [];
-        i++;
-        while (i < lines.length && !lines[i].startsWith("\x60\x60\x60")) body.push(lines[i++]);
-        i++;
-        const pre = document.createElement("pre");
-        pre.append(text("code", body.join("\n")));
-        root.append(pre);
-        continue;
-      }
-      const h = /^(#{1,4})\s+(.*)$/.exec(line);
-      if (h) {
-        const el = document.createElement("h" + Math.min(6, h[1].length + 2));
-        inline(el, h[2]);
-        root.append(el);
-        i++;
-        continue;
-      }
-      if (/^\s*([-*]|\d+\.)\s+/.test(line)) {
-        const ordered = /^\s*\d+\./.test(line);
-        const list = document.createElement(ordered ? "ol" : "ul");
-        while (i < lines.length && /^\s*([-*]|\d+\.)\s+/.test(lines[i])) {
-          const li = document.createElement("li");
-          inline(li, lines[i].replace(/^\s*([-*]|\d+\.)\s+/, ""));
-          list.append(li);
-          i++;
-        }
-        root.append(list);
-        continue;
-      }
-      if (!line.trim()) {
-        i++;
-        continue;
-      }
-      const p = document.createElement("p");
-      const para = [];
-      while (i < lines.length && lines[i].trim() && !lines[i].startsWith("\x60\x60\x60")) {
-        para.push(lines[i++]);
-      }
-      para.forEach((l, k) => {
-        if (k) p.append(document.createElement("br"));
-        inline(p, l);
-      });
-      root.append(p);
-    }
-    return root;
-  }
-  function show(result) {
-    out.replaceChildren();
-    const head = document.createElement("p");
-    head.className = "meta";
-    head.append(text("span", result.status, "status status-" + result.status));
-    head.append(" · " + result.turns + " turn" + (result.turns === 1 ? "" : "s"));
-    head.append(" · $" + Number(result.cost_usd).toFixed(6));
-    out.append(head);
-    if (result.error) out.append(text("p", result.error.reason + ": " + result.error.message, "error"));
-    out.append(markdown(result.output || ""));
-    out.hidden = false;
-  }
-  function fail(message) {
-    out.replaceChildren(text("p", message, "error"));
-    out.hidden = false;
-  }
-  let pending = null;
-  window.addEventListener("message", (e) => {
-    if (!framed || e.source !== window.parent || !pending) return;
-    const m = e.data;
-    if (m && m.type === "framework:result") pending.resolve(m.result);
-    else if (m && m.type === "framework:error") pending.reject(new Error(String(m.error)));
-    else return;
-    pending = null;
-  });
-  function viaParent(message) {
-    return new Promise((resolve, reject) => {
-      pending = { resolve, reject };
-      window.parent.postMessage(message, "*");
-    });
-  }
-  async function viaRun(body) {
-    const token = $("token").value.trim();
-    if (!token) throw new Error("Paste a token with the run scope first.");
-    sessionStorage.setItem("framework-token", token);
-    const res = await fetch("run", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer " + token },
-      body: JSON.stringify(body),
-    });
-    const answer = await res.json().catch(() => null);
-    if (!answer || !answer.ok) {
-      throw new Error(answer && answer.error ? answer.error.message : "HTTP " + res.status);
-    }
-    return answer.data;
-  }
-  // No <form> submission: a sandboxed preview may not submit forms. Enter in a one-line field runs.
-  form.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && e.target.tagName === "INPUT" && e.target.type !== "file") {
-      e.preventDefault();
-      run();
-    }
-  });
-  $("run").addEventListener("click", () => run());
-  async function run() {
-    const button = $("run");
-    button.disabled = true;
-    out.hidden = false;
-    out.replaceChildren(text("p", "Running…", "muted"));
-    try {
-      let result;
-      if (config.input === "file") {
-        const file = $("input").files[0];
-        if (!file) throw new Error("Choose a file first.");
-        if (framed) {
-          const bytes = new Uint8Array(await file.arrayBuffer());
-          result = await viaParent({
-            type: "framework:run",
-            harness: config.harness,
-            file: { name: file.name, bytes },
-          });
-        } else {
-          result = await viaRun({ input: await file.text() });
-        }
-      } else {
-        const value = $("input").value;
-        if (!value.trim()) throw new Error("Write something first.");
-        result = framed
-          ? await viaParent({ type: "framework:run", harness: config.harness, input: value })
-          : await viaRun({ input: value });
-      }
-      show(result);
-    } catch (err) {
-      fail(err && err.message ? err.message : String(err));
-    } finally {
-      button.disabled = false;
-    }
-  }
-})();
-`;
+export type { InterfaceInput };
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1c2330; --muted: #5b6473; --line: #d6dbe3; --accent: #3b5bdb;
@@ -230,6 +51,19 @@ button:disabled { opacity: .6; cursor: progress; }
 .muted { color: var(--muted); }
 pre { overflow-x: auto; background: var(--bg); padding: .6rem; border-radius: 6px; }
 small { color: var(--muted); font-weight: 400; }
+.log { list-style: none; margin: 0 0 1rem; padding: 0; display: grid; gap: .75rem; }
+.turn { padding: .6rem .8rem; border-radius: 10px; border: 1px solid var(--line); overflow-wrap: anywhere; }
+.turn > :last-child { margin-bottom: 0; }
+.turn-user { background: var(--panel); margin-left: 15%; }
+.turn-harness { margin-right: 8%; }
+.who { margin: 0 0 .25rem; font-size: .8rem; font-weight: 700; color: var(--muted); }
+.said { white-space: pre-wrap; }
+.note { font-size: .9rem; }
+#log-empty { color: var(--muted); margin: 0 0 1rem; }
+.composer { position: sticky; bottom: 0; background: var(--bg); padding: .5rem 0 1rem; }
+.composer textarea { min-height: 3.5rem; }
+.actions { display: flex; gap: .5rem; flex-wrap: wrap; }
+button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--line); }
 `;
 
 /**
@@ -251,15 +85,7 @@ export function interfacePage(spec: HarnessSpec, input?: InterfaceInput): string
   const kind: InterfaceInput = input ?? block.input ?? "text";
   const title = block.title ?? spec.name ?? spec.id;
   const description = block.description ?? spec.description ?? "";
-  const config = JSON.stringify({ harness: spec.id, input: kind }).replace(/</g, "\\u003c");
-  const field = kind === "file"
-    ? `<input id="input" name="input" type="file" required${
-      block.accept ? ` accept="${escapeHtml(block.accept)}"` : ""
-    }>`
-    : kind === "url"
-    ? `<input id="input" name="input" type="url" required placeholder="https://…" inputmode="url">`
-    : `<textarea id="input" name="input" required></textarea>`;
-  const label = kind === "file" ? "File" : kind === "url" ? "URL" : "Your request";
+  const config = JSON.stringify({ harness: spec.id, input: kind, title }).replace(/</g, "\\u003c");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -273,27 +99,65 @@ export function interfacePage(spec: HarnessSpec, input?: InterfaceInput): string
 <main>
 <h1>${escapeHtml(title)}</h1>
 ${description ? `<p class="lede">${escapeHtml(description)}</p>` : ""}
-<div id="run-form" role="form" aria-label="Run ${escapeHtml(title)}">
-<label for="input">${label}
-${field}
-</label>
-<label id="token-row" for="token">Access token <small>(kept in this tab only)</small>
-<input id="token" name="token" type="password" autocomplete="off" spellcheck="false">
-</label>
-<button id="run" type="button">Run</button>
-</div>
-<section id="result" aria-live="polite" hidden></section>
+${kind === "chat" ? chatBody(title) : formBody(kind, title, block.accept)}
 </main>
 <script type="application/json" id="fw-config">${config}</script>
-<script>${SCRIPT}</script>
+<script>${pageScript(kind)}</script>
 </body>
 </html>
 `;
 }
 
+/** The token field of a hosted page (hidden in a preview, which never holds one). */
+const TOKEN_ROW =
+  `<label id="token-row" for="token">Access token <small>(kept in this tab only)</small>
+<input id="token" name="token" type="password" autocomplete="off" spellcheck="false">
+</label>`;
+
+/** The one-request form of a `text`, `url` or `file` page, and where its result shows. */
+function formBody(kind: InterfaceInput, title: string, accept: string | undefined): string {
+  const field = kind === "file"
+    ? `<input id="input" name="input" type="file" required${
+      accept ? ` accept="${escapeHtml(accept)}"` : ""
+    }>`
+    : kind === "url"
+    ? `<input id="input" name="input" type="url" required placeholder="https://…" inputmode="url">`
+    : `<textarea id="input" name="input" required></textarea>`;
+  const label = kind === "file" ? "File" : kind === "url" ? "URL" : "Your request";
+  return `<div id="run-form" role="form" aria-label="Run ${escapeHtml(title)}">
+<label for="input">${label}
+${field}
+</label>
+${TOKEN_ROW}
+<button id="run" type="button">Run</button>
+</div>
+<section id="result" aria-live="polite" hidden></section>`;
+}
+
+/** The conversation of a `chat` page: its turns, then the message being written. */
+function chatBody(title: string): string {
+  return `<ol id="log" class="log" role="log" aria-live="polite" aria-label="Conversation with ${
+    escapeHtml(title)
+  }"></ol>
+<p id="log-empty">Nothing said yet: write a message below. Each message is a turn of one conversation, and ${
+    escapeHtml(title)
+  } remembers the earlier ones.</p>
+<div id="run-form" class="composer" role="form" aria-label="Talk to ${escapeHtml(title)}">
+<label for="input">Your message <small>(Enter sends, Shift+Enter for a new line)</small>
+<textarea id="input" name="input" rows="3" required></textarea>
+</label>
+${TOKEN_ROW}
+<div class="actions">
+<button id="run" type="button">Send</button>
+<button id="new" type="button" class="secondary">New conversation</button>
+</div>
+</div>`;
+}
+
 /**
  * The content security policy a page is served with: its own inline style and script, and
- * `connect-src` for `POST /run` when it is hosted (`'self'`), or nothing at all in a preview.
+ * `connect-src` for `POST /run` (a chat's `/threads`) when it is hosted (`'self'`), or nothing at
+ * all in a preview.
  *
  * @param hosted Whether the page calls `/run` on its own origin.
  * @returns The header value.

@@ -75,6 +75,20 @@ export function describeEvent(event: Pick<JournalEvent, "type" | "payload">): st
       if (typeof p.duration_ms === "number") parts.push(`${p.duration_ms} ms`);
       break;
     }
+    case "approval_requested":
+      parts.push(
+        `${p.tool} ${excerpt(p.arguments, 50)}`,
+        String(p.approval_id),
+        `waits until ${p.expires_at}`,
+      );
+      break;
+    case "approval_decided":
+      parts.push(`${p.decision} by ${p.by}`, String(p.approval_id));
+      if (p.reason) parts.push(excerpt(p.reason, 60));
+      break;
+    case "run_resumed":
+      parts.push(`from ${p.parent_run_id}`, `on ${p.approval_id}`);
+      break;
     case "guardrail":
       parts.push(`${p.name} tripped at ${p.stage}`, excerpt(p.reason, 70));
       break;

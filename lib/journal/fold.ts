@@ -7,7 +7,7 @@
  */
 
 import { badInput } from "../errors.ts";
-import type { Message } from "../models/types.ts";
+import type { Message, ToolCall } from "../models/types.ts";
 import type { JournalEvent } from "./event.ts";
 
 /** The context of one model call. */
@@ -58,4 +58,70 @@ export function foldContext(events: readonly JournalEvent[], atSeq: number): Fol
   }
   const p = target.payload as { turn: number; model: FoldedContext["model"]; tools?: string[] };
   return { seq: target.seq, turn: p.turn, model: p.model, system, tools: p.tools ?? [], messages };
+}
+
+/** The conversation as it stood at an event inside a turn (between a model's answer and its next call). */
+export interface FoldedTurn {
+  /** What the model was sent up to its last call. */
+  messages: Message[];
+  /** What its next call would add: the last answer, then the tool results journalled since. */
+  pending: Message[];
+  /** The turn of that last call. */
+  turn: number;
+  /** The tool calls of the last answer. */
+  calls: ToolCall[];
+  /** The ids of those calls answered before the event. */
+  answered: Set<string>;
+}
+
+/**
+ * Folds the conversation as it stood at an event after a model's answer: every message sent up to
+ * the last model call, and what the next call would add (the answer and the tool results since).
+ *
+ * @example
+ * ```ts
+ * import { parseJournal } from "./verify.ts";
+ *
+ * const events = parseJournal(await Deno.readFile(".framework/traces/run_01….jsonl"));
+ * const at = foldTurn(events, 9); // seq 9: an approval_requested after the answer at seq 7
+ * at.calls.filter((c) => !at.answered.has(c.id)); // the calls of that turn still unanswered
+ * ```
+ * @param events The run's events in order.
+ * @param atSeq The event's seq.
+ * @returns The folded turn.
+ * @throws `bad_input` when no model answered before the event.
+ */
+export function foldTurn(events: readonly JournalEvent[], atSeq: number): FoldedTurn {
+  const sent = foldContext(events, atSeq);
+  const answer = events.find((e) =>
+    e.type === "model_response" && e.seq > sent.seq && e.seq < atSeq
+  );
+  if (!answer) throw badInput(`No model answer before seq ${atSeq}`, { seq: atSeq });
+  const calls = (answer.payload.tool_calls as FoldedTurn["calls"] | undefined) ?? [];
+  const text = typeof answer.payload.text === "string" ? answer.payload.text : "";
+  const pending: Message[] = [{
+    role: "assistant",
+    content: text,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  }];
+  const answered = new Set<string>();
+  for (const e of events) {
+    if (e.seq <= answer.seq || e.seq >= atSeq || e.type !== "tool_result") continue;
+    const p = e.payload as {
+      id: string;
+      name: string;
+      ok: boolean;
+      content?: string;
+      error?: { code: string; message: string };
+    };
+    answered.add(p.id);
+    pending.push({
+      role: "tool",
+      tool_call_id: p.id,
+      name: p.name,
+      content: p.ok ? p.content ?? "" : `Error (${p.error?.code}): ${p.error?.message}`,
+      ...(p.ok ? {} : { is_error: true }),
+    });
+  }
+  return { messages: sent.messages, pending, turn: sent.turn, calls, answered };
 }

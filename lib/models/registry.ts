@@ -16,6 +16,11 @@ export interface ProviderContext {
   harnessDir: string;
   /** The run's input text: the scripted provider chooses its scenario with it. */
   input: string;
+  /**
+   * Model calls a run taken up from its journal already made (a scripted model goes on with the
+   * reply after them).
+   */
+  callsMade?: number;
 }
 
 /**
@@ -26,6 +31,6 @@ export interface ProviderContext {
  * @returns The provider.
  */
 export function createProvider(model: ModelSpec, ctx: ProviderContext): ModelProvider {
-  if (model.provider === "scripted") return createScriptedModel(model, ctx.input);
+  if (model.provider === "scripted") return createScriptedModel(model, ctx.input, ctx.callsMade);
   return createAiSdkProvider(model, ctx.harnessDir);
 }

@@ -39,10 +39,11 @@ export function scriptFor(model: ModelSpec, input: string): ScriptedReply[] | un
  * ```
  * @param model The `model` block with `replies` or `scenarios`.
  * @param input The run's input text, which chooses the scenario.
+ * @param callsMade Calls already made (a run taken up from its journal goes on after them).
  * @returns The provider.
  */
-export function createScriptedModel(model: ModelSpec, input = ""): ModelProvider {
-  let calls = 0;
+export function createScriptedModel(model: ModelSpec, input = "", callsMade = 0): ModelProvider {
+  let calls = callsMade;
   const script = scriptFor(model, input);
   return {
     provider: "scripted",

@@ -84,6 +84,7 @@ function resultOf(session: RunSession, { status, reason, message }: Outcome): Ru
     ...(status === "success" ? {} : { error: { reason: reason.join(":") || status, message } }),
     failure_signature: failureSignature(status, reason),
     parent_run_id: run.prepared.options.parentRunId ?? null,
+    ...(run.prepared.options.threadId ? { thread_id: run.prepared.options.threadId } : {}),
     ...(session.delegations.length
       ? {
         delegations: session.delegations,

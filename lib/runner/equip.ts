@@ -45,9 +45,25 @@ async function loadEquipment(session: RunSession): Promise<string[][]> {
   ];
 }
 
-/** A resumed fork's journal opens with where it re-enters, then the parent's prefix, replayed. */
+/**
+ * A resumed fork's journal opens with where it re-enters, then the parent's prefix, replayed; so does
+ * a run taken up after a person's approval.
+ */
 function replayPrefix(session: RunSession): void {
-  const replay = session.run.prepared.options.replay;
+  const { replay, resumed } = session.run.prepared.options;
+  if (resumed) {
+    session.emit("run_resumed", {
+      parent_run_id: resumed.parent_run_id,
+      at: resumed.at,
+      approval_id: resumed.approval_id,
+      parent_head: resumed.parent_head,
+    });
+    for (const e of resumed.events) {
+      session.emit("replayed", { original_seq: e.seq, original_type: e.type, payload: e.payload });
+    }
+    session.turns = resumed.turn;
+    return;
+  }
   if (!replay) return;
   session.emit("fork_resumed", {
     parent_run_id: replay.parent_run_id,
@@ -76,8 +92,10 @@ function journalStart(session: RunSession) {
     input: prepared.inputText,
     ...(prepared.input_file ? { input_file: prepared.input_file } : {}),
     ...(options.inputNote ? { input_note: options.inputNote } : {}),
+    ...(options.threadId ? { thread_id: options.threadId } : {}),
     parent_run_id: options.parentRunId ?? null,
     ...(replay ? { reentry_seq: replay.at } : {}),
+    ...(options.resumed ? { resumed_at: options.resumed.at } : {}),
     model: { provider: session.model.spec.provider, name: session.model.spec.name ?? null },
     ...(spec.playbooks?.length ? { playbook: session.mode?.name ?? null } : {}),
     limits: session.limits,
@@ -126,6 +144,11 @@ export async function equip(session: RunSession): Promise<void> {
 function firstMessages(session: RunSession) {
   const { prepared } = session.run;
   const options = prepared.options;
+  if (options.resumed) {
+    // Taken up inside a turn: what was sent, and what the next call adds (the answer, its results).
+    session.messages = structuredClone(options.resumed.messages);
+    return structuredClone(options.resumed.pending);
+  }
   if (options.replay) return structuredClone(options.replay.messages);
   const input = prepared.inputText;
   return [...(options.history ?? []), {

@@ -65,6 +65,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     reentry_seq: options.replay?.at ?? null,
     eval_id: options.evaluation?.eval_id ?? null,
     live: options.evaluation ? options.evaluation.live : true,
+    thread_id: options.threadId ?? null,
   });
   const events = createEventStream<JournalEvent>();
   const stopper = new AbortController();

@@ -40,8 +40,17 @@ export function createModelInUse(run: LaunchedRun, spec: ModelSpec): ModelInUse 
 
 /** Makes a provider as the run's options say (tests and embedders may replace it). */
 function makeProvider(session: RunSession, spec: ModelSpec): ModelProvider {
-  const make = session.run.prepared.options.createProvider ?? createProvider;
-  return make(spec, { harnessDir: session.loaded.dir, input: session.run.prepared.inputText });
+  const { options, inputText } = session.run.prepared;
+  const make = options.createProvider ?? createProvider;
+  // A run taken up after an approval goes on from the calls its parent made.
+  const callsMade = options.resumed?.events.filter((e) =>
+    e.type === "model_response" || e.type === "model_retry"
+  ).length;
+  return make(spec, {
+    harnessDir: session.loaded.dir,
+    input: inputText,
+    ...(callsMade ? { callsMade } : {}),
+  });
 }
 
 /** A provider with the runner's retries, each journalled. */

@@ -20,6 +20,8 @@ import { type LoadedSpec, loadSpec } from "../harness_spec/load.ts";
 import type { ModelSpec } from "../harness_spec/schema.ts";
 import type { Tool } from "../tools/tool.ts";
 import { requireTrustFor, type TrustedFolder } from "../trust/trust_gate.ts";
+import type { ApprovalGate } from "./approval_gate.ts";
+import type { ApprovalResume } from "./approval_resume.ts";
 import type { DelegationContext, Delegator } from "./delegation.ts";
 import type { Replay } from "./replay.ts";
 
@@ -63,6 +65,17 @@ export interface RunOptions {
   delegator?: Delegator;
   /** A delegated run's cost cap. */
   costCapUsd?: number;
+  /** Who started the run: a key id, or a local face (`cli`, `workbench`); its requests name it. */
+  startedBy?: string;
+  /** Asks a person before a call of the tools `approvals.tools` names (the run service's). */
+  approvals?: ApprovalGate;
+  /** A run stopped while it waited for a person, taken up after the person approved. */
+  resumed?: ApprovalResume;
+  /**
+   * The thread the run is a turn of: named in `run_started` and the result, its turn recorded with
+   * the run. Its earlier turns come as `history`.
+   */
+  threadId?: string;
 }
 
 /** A run that passed every check and is ready to start; nothing is recorded yet. */

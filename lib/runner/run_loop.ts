@@ -11,7 +11,8 @@ import { type RunResult, STOPPED_REASON } from "../run_types.ts";
 import { ANSWERED, classify, endRun, type Outcome } from "./end_run.ts";
 import { equip } from "./equip.ts";
 import { type LaunchedRun, openSession, type RunSession, RunStop } from "./run_session.ts";
-import { takeTurn } from "./turn.ts";
+import { applyDecision } from "./approval_call.ts";
+import { runToolCalls, takeTurn } from "./turn.ts";
 import { turnBoundary } from "./turn_boundary.ts";
 import { verifyOutput } from "./verify_output.ts";
 
@@ -37,6 +38,21 @@ async function turnsUntilAnswered(session: RunSession): Promise<void> {
   }
 }
 
+/** A run taken up after a person's approval first ends the turn it stopped in. */
+async function finishResumedTurn(session: RunSession): Promise<void> {
+  const resumed = session.run.prepared.options.resumed;
+  if (!resumed) return;
+  const answered = await applyDecision(
+    session,
+    resumed.approval_id,
+    resumed.request,
+    resumed.decision,
+  );
+  await session.hooks("after_tool_call", answered.event.payload);
+  session.pending.push(answered.message);
+  await runToolCalls(session, resumed.remaining);
+}
+
 /**
  * Runs a launched run to its end. Never rejects: every failure becomes a status.
  *
@@ -56,6 +72,7 @@ export async function runLoop(run: LaunchedRun): Promise<RunResult> {
   let outcome: Outcome = ANSWERED;
   try {
     await equip(session);
+    await finishResumedTurn(session);
     await turnsUntilAnswered(session);
     // A stop with `now` during the last boundary stops the run: the answer is not checked.
     if (session.signal.aborted) throw session.signal.reason;

@@ -1,8 +1,8 @@
 /**
  * One tool call of a turn: journalled as `tool_call`, run within its time limit (and the run's
  * signal), and answered to the model as a `tool_result` — a failure the model reads, never the end of
- * the run. This is where a call's permission to run is decided (today: the tool exists and the
- * guardrails let it through; later phases, such as a person's approval, plug in here).
+ * the run. A call that may not run (a person denied it) is journalled and answered the same way,
+ * without running.
  *
  * @module
  */
@@ -67,6 +67,85 @@ async function runTool(session: RunSession, call: ToolCall): Promise<{
   return typeof out === "string" ? { content: out } : out;
 }
 
+/** Journals a call's result and gives the model its message. */
+function answer(
+  session: RunSession,
+  call: ToolCall,
+  origin: Record<string, unknown>,
+  outcome: { content: string; logs?: string[]; error?: { code: string; message: string } },
+  t0: number,
+): { message: Message; event: JournalEvent } {
+  const { content, logs, error } = outcome;
+  const event = session.emit("tool_result", {
+    turn: session.turns,
+    id: call.id,
+    name: call.name,
+    ...origin,
+    ok: !error,
+    ...(error ? { error } : { content }),
+    ...(logs?.length ? { logs } : {}),
+    duration_ms: Math.round(performance.now() - t0),
+  });
+  return {
+    message: {
+      role: "tool",
+      tool_call_id: call.id,
+      name: call.name,
+      content,
+      ...(error ? { is_error: true } : {}),
+    },
+    event,
+  };
+}
+
+/**
+ * Answers a call without running it (a person denied it, or no one decided in time): journalled as
+ * `tool_call` and a failed `tool_result`, read by the model as a tool error.
+ *
+ * @example
+ * ```ts
+ * import type { RunSession } from "./run_session.ts";
+ *
+ * declare const session: RunSession;
+ * const call = { id: "c1", name: "file_write", arguments: { path: "a", content: "b" } };
+ * await refuseToolCall(session, call, "denied", "denied by a person: not now");
+ * ```
+ * @param session The run.
+ * @param call The call.
+ * @param code The error's code.
+ * @param message What the model reads.
+ * @returns The message the model reads, and the `tool_result` event.
+ */
+export function refuseToolCall(
+  session: RunSession,
+  call: ToolCall,
+  code: string,
+  message: string,
+): { message: Message; event: JournalEvent } {
+  const origin = originOf(session, call);
+  session.emit("tool_call", {
+    turn: session.turns,
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    ...origin,
+  });
+  const error = { code, message };
+  return answer(
+    session,
+    call,
+    origin,
+    { content: `Error (${code}): ${message}`, error },
+    performance.now(),
+  );
+}
+
+/** Where a call's tool comes from, as its events name it. */
+function originOf(session: RunSession, call: ToolCall): Record<string, unknown> {
+  const tool = session.offered.get(call.name);
+  return tool?.source === "mcp" ? { source: "mcp", server: tool.server } : {};
+}
+
 /**
  * Runs one tool call of the current turn and journals it (`tool_call`, then `tool_result`).
  *
@@ -87,48 +166,27 @@ export async function runToolCall(
   session: RunSession,
   call: ToolCall,
 ): Promise<{ message: Message; event: JournalEvent }> {
-  const turn = session.turns;
-  const tool = session.offered.get(call.name);
-  const origin = tool?.source === "mcp" ? { source: "mcp", server: tool.server } : {};
+  const origin = originOf(session, call);
   session.emit("tool_call", {
-    turn,
+    turn: session.turns,
     id: call.id,
     name: call.name,
     arguments: call.arguments,
     ...origin,
   });
   const t0 = performance.now();
-  let content: string;
-  let logs: string[] | undefined;
-  let error: { code: string; message: string } | undefined;
   try {
-    ({ content, logs } = await runTool(session, call));
+    return answer(session, call, origin, await runTool(session, call), t0);
   } catch (err) {
     if (session.signal.aborted) throw session.signal.reason;
-    error = err instanceof ToolError
+    const error = err instanceof ToolError
       ? { code: err.code, message: err.message }
       : { code: "failed", message: (err as Error)?.message ?? String(err) };
-    logs = (err as { logs?: string[] }).logs;
-    content = `Error (${error.code}): ${error.message}`;
+    const logs = (err as { logs?: string[] }).logs;
+    return answer(session, call, origin, {
+      content: `Error (${error.code}): ${error.message}`,
+      ...(logs ? { logs } : {}),
+      error,
+    }, t0);
   }
-  const event = session.emit("tool_result", {
-    turn,
-    id: call.id,
-    name: call.name,
-    ...origin,
-    ok: !error,
-    ...(error ? { error } : { content }),
-    ...(logs?.length ? { logs } : {}),
-    duration_ms: Math.round(performance.now() - t0),
-  });
-  return {
-    message: {
-      role: "tool",
-      tool_call_id: call.id,
-      name: call.name,
-      content,
-      ...(error ? { is_error: true } : {}),
-    },
-    event,
-  };
 }

@@ -6,7 +6,8 @@
  */
 
 import { costOf } from "../models/pricing.ts";
-import type { ModelResponse } from "../models/types.ts";
+import type { ModelResponse, ToolCall } from "../models/types.ts";
+import { callAfterDecision } from "./approval_call.ts";
 import { modelLabel } from "./control_queue.ts";
 import { guard } from "./guard.ts";
 import { providerOf } from "./model_in_use.ts";
@@ -91,15 +92,30 @@ export async function takeTurn(session: RunSession): Promise<boolean> {
   });
   session.output = response.text;
   if (response.tool_calls.length === 0) return true;
-  for (const toolCall of response.tool_calls) {
+  await runToolCalls(session, response.tool_calls);
+  return false;
+}
+
+/**
+ * Runs a turn's tool calls in order, each through the guardrails; the calls that wait for a person's
+ * decision (`approvals.tools`) come after the others.
+ *
+ * @param session The run.
+ * @param calls The calls the model asked for (or those left of an interrupted turn).
+ */
+export async function runToolCalls(session: RunSession, calls: readonly ToolCall[]): Promise<void> {
+  const gate = session.run.prepared.options.approvals;
+  const waits = (call: ToolCall) => gate?.needs(call.name) ?? false;
+  for (const call of [...calls.filter((c) => !waits(c)), ...calls.filter(waits)]) {
     session.toolCalls += 1;
     await guard(session, {
       stage: "tool_call",
-      tool: { name: toolCall.name, arguments: toolCall.arguments ?? {} },
+      tool: { name: call.name, arguments: call.arguments ?? {} },
     });
-    const result = await runToolCall(session, toolCall);
+    const result = gate && waits(call)
+      ? await callAfterDecision(session, gate, call)
+      : await runToolCall(session, call);
     await session.hooks("after_tool_call", result.event.payload);
     session.pending.push(result.message);
   }
-  return false;
 }

@@ -29,6 +29,11 @@ export interface Admission {
 export interface RunGate {
   /** Admits a run or throws `over_capacity` (503) with a Retry-After estimate. Decided at once. */
   admit(): Admission;
+  /**
+   * A slot again for a run already admitted that let its slot go (it waited for a person): ahead of
+   * runs not yet started, and never refused.
+   */
+  resume(): Promise<() => void>;
   /** Current counts. */
   counts(): { running: number; queued: number };
 }
@@ -89,6 +94,13 @@ export function createRunGate(limits: GateLimits): RunGate {
         estimateSeconds(),
         `All ${limits.maxConcurrent} run slots are busy and ${limits.maxQueued} runs are already waiting`,
       );
+    },
+    resume() {
+      if (running < limits.maxConcurrent) {
+        running += 1;
+        return Promise.resolve(makeRelease());
+      }
+      return new Promise((resolve) => queue.unshift(resolve));
     },
     counts: () => ({ running, queued: queue.length }),
   };

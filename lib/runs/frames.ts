@@ -15,7 +15,13 @@ import type { JournalEvent } from "../journal/event.ts";
 
 /** One frame. */
 export type RunFrame =
-  | { frame: "run_accepted"; run_id: string; harness_id: string; queued?: boolean }
+  | {
+    frame: "run_accepted";
+    run_id: string;
+    harness_id: string;
+    queued?: boolean;
+    thread_id?: string;
+  }
   | {
     frame: "trace";
     seq: number;

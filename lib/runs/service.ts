@@ -15,7 +15,7 @@ import { linkSignals } from "../linked_signal.ts";
 import { readRequest, RUN_REQUEST, type RunRequest } from "../requests.ts";
 import type { RunResult } from "../run_types.ts";
 import { launchRun } from "../runner/launch_run.ts";
-import { prepareRun, type RunOptions } from "../runner/prepare_run.ts";
+import { type PreparedRun, prepareRun, type RunOptions } from "../runner/prepare_run.ts";
 import type { RunHandle } from "../runner/run_handle.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
 import type { TrustedFolder } from "../trust/trust_gate.ts";
@@ -23,6 +23,8 @@ import { type RunFrame, runTail } from "./frames.ts";
 import { createDelegator } from "./delegator.ts";
 import type { Delegator } from "../runner/delegation.ts";
 import type { RunGate } from "./capacity.ts";
+import { createApprovalGate, DEFAULT_MAX_WAITING_RUNS, type Slot } from "./approvals.ts";
+import { openHive } from "../hive/open.ts";
 
 /** A shell's run service. */
 export interface RunService {
@@ -57,6 +59,15 @@ export type SubmitOptions = Omit<RunOptions, "trusted"> & {
    * is live in this service.
    */
   inSlotOf?: string;
+  /**
+   * The run's last preparation, once it has its slot and before it is recorded (a thread's run takes
+   * the thread here, waiting for the turn before it, and reads the thread's history then). What it
+   * answers is added to the run's options; a throw ends the submission (the slot is freed).
+   */
+  beforeLaunch?: (
+    prepared: PreparedRun,
+    signal: AbortSignal,
+  ) => Promise<Partial<RunOptions> | void>;
 };
 
 /** A submitted run. */
@@ -77,6 +88,27 @@ export interface Submission {
 export interface RunServiceOptions {
   /** Run capacity (the control plane's); without one every run starts at once. */
   gate?: RunGate;
+  /**
+   * How many runs may wait for a person's decision at once (default 16): they wait without a slot,
+   * and beyond this a request is denied at once (`too many runs waiting`).
+   */
+  maxWaitingRuns?: number;
+}
+
+/** A run's slot: let go while it waits for a person, taken again after, freed when it ends. */
+function slotOf(admitted: () => void, gate: RunGate | undefined): Slot & { release(): void } {
+  let current: (() => void) | undefined = admitted;
+  const release = () => {
+    current?.();
+    current = undefined;
+  };
+  return {
+    yield: release,
+    async reclaim() {
+      current ??= gate ? await gate.resume() : () => {};
+    },
+    release,
+  };
 }
 
 /**
@@ -97,16 +129,20 @@ export interface RunServiceOptions {
  */
 export function createRunService(options: RunServiceOptions = {}): RunService {
   const shutdown = new AbortController();
+  // Aborted when closing starts: runs waiting for a person stop at once, their requests pending.
+  const closing = new AbortController();
   const mine = new Map<string, RunHandle>();
   // Per live run, the runs working in its slot: each settles once it and its own guests have ended.
   const guestsOf = new Map<string, Set<Promise<void>>>();
+  // Runs waiting for a person's decision, without a slot.
+  const waiting = { count: 0, max: options.maxWaitingRuns ?? DEFAULT_MAX_WAITING_RUNS };
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(target, request, { inSlotOf, ...submitOptions } = {}) {
+    async submit(target, request, { inSlotOf, beforeLaunch, ...submitOptions } = {}) {
       const dir = typeof target === "string" ? target : target.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
-      let prepared;
+      let prepared: PreparedRun;
       try {
         const spec = submitOptions.spec ?? await loadSpecCached(dir);
         prepared = await prepareRun(dir, request, {
@@ -129,8 +165,23 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       const host = inSlotOf === undefined ? undefined : guestsOf.get(inSlotOf);
       const admission = host ? undefined : options.gate?.admit();
       const started: Promise<RunHandle> = (admission?.ready ?? Promise.resolve(() => {})).then(
-        (release) => {
+        async (admitted) => {
+          const slot = slotOf(admitted, host ? undefined : options.gate);
           try {
+            const more = await beforeLaunch?.(prepared, stop.signal);
+            if (more) prepared = { ...prepared, options: { ...prepared.options, ...more } };
+            const { spec, dir } = prepared.loaded;
+            const approvals = createApprovalGate({
+              db: openHive(),
+              harness: { id: spec.id, dir },
+              spec,
+              runId: run_id,
+              startedBy: prepared.options.startedBy ?? null,
+              slot,
+              waiting,
+              shuttingDown: closing.signal,
+            });
+            if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
             const run = launchRun(prepared, run_id);
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
@@ -144,7 +195,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               await Promise.allSettled(guests);
             });
             host?.add(ended);
-            ended.finally(release);
+            ended.finally(slot.release);
             // After-run work: an automatic proposal when a failure recurs (in the background).
             // Eval runs that do not count as live never feed the evolver.
             if (submitOptions.evaluation?.live !== false) {
@@ -152,7 +203,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             }
             return run;
           } catch (err) {
-            release();
+            slot.release();
             stop.dispose();
             throw err;
           }
@@ -171,6 +222,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             frame: "run_accepted",
             run_id,
             harness_id,
+            ...(submitOptions.threadId ? { thread_id: submitOptions.threadId } : {}),
             ...(admission ? { queued: admission.queued } : {}),
           };
           yield* runTail(await started);
@@ -179,6 +231,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
     },
     active: () => [...mine.values()],
     async close(graceMs = 10_000) {
+      closing.abort();
       const runs = [...mine.values()];
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((r) => (timer = setTimeout(r, graceMs)));

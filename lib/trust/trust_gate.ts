@@ -7,6 +7,7 @@
  */
 
 import { FrameworkError } from "../errors.ts";
+import { askOnTerminal } from "../terminal.ts";
 import { trustedEntryFor, trustFolder } from "./store.ts";
 
 /** How the folder came to be trusted. */
@@ -96,18 +97,6 @@ export interface TrustGateOptions {
   interactive?: boolean;
   /** Asks the question and returns the answer (default: stderr prompt, one line from stdin). */
   ask?: (question: string) => Promise<string>;
-}
-
-async function askOnTerminal(question: string): Promise<string> {
-  await Deno.stderr.write(new TextEncoder().encode(question));
-  const buf = new Uint8Array(1024);
-  let line = "";
-  while (!line.includes("\n")) {
-    const n = await Deno.stdin.read(buf);
-    if (n === null) break;
-    line += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  return line.trim();
 }
 
 /**

@@ -26,6 +26,8 @@ import { specVersion } from "../harness_spec/version.ts";
 import { evolvedCount } from "../hive/proposals.ts";
 import { type HarnessStats, harnessStats } from "../hive/stats.ts";
 import { trustedEntryFor } from "../trust/store.ts";
+import { threadHarness } from "../hive/threads.ts";
+import { approvalHarness } from "../hive/approvals.ts";
 
 /** The id of the bundled copilot harness (kept out of the catalog). */
 export const COPILOT_ID = "workbench-copilot";
@@ -230,6 +232,70 @@ export function duplicateFolders(db: Hive): DuplicateFolder[] {
  */
 export function harnessRefOf(db: Hive, id: string): HarnessRef {
   return { id, dir: harnessDirOf(db, id) };
+}
+
+/**
+ * The harness a thread belongs to, when it is one of the workbench's harnesses (its id catalogued
+ * at the thread's own folder): a thread of a folder the workbench does not offer — made by the CLI
+ * or a control plane sharing the hive — is not found here, as an unknown one.
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @returns Its harness (id and folder).
+ * @throws `not_found` for an unknown thread, or one of a harness the workbench does not offer.
+ */
+export function threadHarnessOf(db: Hive, threadId: string): HarnessRef {
+  const harness = threadHarness(db, threadId);
+  if (!offers(db, harness)) {
+    throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  }
+  return harness;
+}
+
+/**
+ * The harness a tool-approval request belongs to, when it is one of the workbench's harnesses (its
+ * id catalogued at the request's own folder): a request of a folder the workbench does not offer —
+ * a run of the CLI or of a control plane sharing the hive, in a copy that kept the id — is not
+ * found here, as an unknown one.
+ *
+ * @param db The hive.
+ * @param approvalId The request.
+ * @returns Its harness (id and folder).
+ * @throws `not_found` for an unknown request, or one of a harness the workbench does not offer.
+ */
+export function approvalHarnessOf(db: Hive, approvalId: string): HarnessRef {
+  const harness = approvalHarness(db, approvalId);
+  if (!offers(db, harness)) {
+    throw notFound(`Unknown approval ${JSON.stringify(approvalId)}`, { approval_id: approvalId });
+  }
+  return harness;
+}
+
+/**
+ * Whether the workbench offers a harness: its id is catalogued at that very folder, and it is not
+ * the copilot. What a thread or a request is bound to (id and folder) is checked through here.
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @returns Whether it is one of the workbench's.
+ */
+export function offers(db: Hive, harness: HarnessRef): boolean {
+  const row = getHarness(db, harness.id);
+  return !!row && harness.id !== COPILOT_ID && row.root_path === harness.dir;
+}
+
+/**
+ * The harnesses the workbench offers, as the hive binds them (id and folder): every catalogued
+ * harness but the copilot.
+ *
+ * @param db The hive.
+ * @returns Their refs.
+ */
+export function offeredHarnesses(db: Hive): HarnessRef[] {
+  return listHarnesses(db).filter((r) => r.id !== COPILOT_ID).map((r) => ({
+    id: r.id,
+    dir: r.root_path,
+  }));
 }
 
 /**

@@ -41,6 +41,14 @@ import { commandModel, slashCommand } from "./slash_commands.ts";
 const pending = new Map<string, string>();
 /** The copilot run of each conversation's latest turn in this process, in flight or ended. */
 const latest = new Map<string, string>();
+/** The target runs each conversation's turn in flight has started (cleared when it ends). */
+const targets = new Map<string, TargetRun[]>();
+
+/** A target run a copilot tool started during a turn. */
+export interface TargetRun {
+  run_id: string;
+  harness_id: string;
+}
 
 /**
  * The copilot run of a conversation's turn still in flight (a page opened mid-turn waits for it).
@@ -97,6 +105,8 @@ export function conversationView(db: WorkbenchDb, id: string) {
     messages: listMessages(db, conversation.id),
     artifacts: listArtifacts(db, conversation.id),
     pending_run_id: pendingTurn(conversation.id),
+    /** The target runs the turn in flight has started (a page opened mid-turn shows their cards). */
+    turn_runs: targets.get(conversation.id) ?? [],
   };
 }
 
@@ -105,6 +115,8 @@ export type ChatFrame =
   | { frame: "run_accepted"; run_id: string; conversation_id: string; user_message_id: string }
   | (TraceFrame & { run_id: string })
   | { frame: "delta"; run_id: string; turn: number; text: string }
+  /** A copilot tool started a target run (`run_id` is the copilot's, as on every frame). */
+  | { frame: "target_run"; run_id: string; target_run_id: string; harness_id: string }
   | { frame: "message"; message: ChatMessage; selection: CopilotContext["selection"] }
   | { frame: "run_result"; result: RunResult };
 
@@ -317,6 +329,16 @@ export async function startChatTurn(
   // Journal events and the reply's text as it is generated, in the order they happen.
   const live = createEventStream<ChatFrame>();
   const runId = newRunId();
+  const started: TargetRun[] = [];
+  ctx.onTargetRun = (target) => {
+    started.push(target);
+    live.push({
+      frame: "target_run",
+      run_id: runId,
+      target_run_id: target.run_id,
+      harness_id: target.harness_id,
+    });
+  };
   const submitted = await env.runs.submit(env.copilot.trusted, { input: request.message }, {
     runId,
     spec: { ...env.copilot.spec, spec: { ...env.copilot.spec.spec, model } },
@@ -330,6 +352,7 @@ export async function startChatTurn(
   const run = await submitted.started;
   pending.set(conversationId, run.run_id);
   latest.set(conversationId, run.run_id);
+  targets.set(conversationId, started);
   // The turn is stored when the run ends, whoever is (still) listening.
   const done = run.result.then((result) => ({
     message: storeReply(env, ctx, run, result),
@@ -349,6 +372,7 @@ export async function startChatTurn(
       console.error(`workbench: the turn of ${runId} could not be stored:`, err);
     } finally {
       if (pending.get(conversationId) === runId) pending.delete(conversationId);
+      if (targets.get(conversationId) === started) targets.delete(conversationId);
       live.close();
     }
   })();

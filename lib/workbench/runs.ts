@@ -9,6 +9,7 @@ import { notFound } from "../errors.ts";
 import type { Hive } from "../hive/open.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import { harnessOfRun, listRuns, type RunRow } from "../hive/runs.ts";
+import { type ThreadRecord, threadsByIds } from "../hive/threads.ts";
 import { foldContext, type FoldedContext } from "../journal/fold.ts";
 import { findRun, getTrace, getTracePage, type Trace } from "../journal/trace.ts";
 import { activeRun } from "../runner/active_runs.ts";
@@ -103,21 +104,32 @@ export async function runContext(db: Hive, runId: string, seq: number): Promise<
   return foldContext((await getTrace(db, harnessOfRun(row), row.run_id)).events, seq);
 }
 
+/** A page of the Runs list: the runs, and the threads they are turns of. */
+export interface RunsPage {
+  /** Newest first; a live run also says its mode and model. */
+  runs: (RunRow & { live_state?: LiveView })[];
+  /** The threads of the page's runs (a deleted thread is missing: its runs keep its id). */
+  threads: ThreadRecord[];
+}
+
 /**
- * A harness's runs, newest first, each live one with its mode and model (the Runs list).
+ * A page of a harness's runs, newest first, each live one with its mode and model, with the threads
+ * they are turns of (the Runs list groups a thread's runs under it).
  *
  * @param db The hive.
  * @param harness The harness.
  * @param options Filter, page size and cursor.
- * @returns The rows.
+ * @returns The runs and their threads.
  */
 export function harnessRuns(
   db: Hive,
   harness: HarnessRef,
   options: Parameters<typeof listRuns>[2],
-): (ReturnType<typeof listRuns>[number] & { live_state?: LiveView })[] {
-  return listRuns(db, harness, options).map((r) => {
+): RunsPage {
+  const runs = listRuns(db, harness, options).map((r) => {
     const state = r.status === "running" ? liveState(r.run_id) : null;
     return state ? { ...r, live_state: state } : r;
   });
+  const threadIds = runs.flatMap((r) => r.thread_id ? [r.thread_id] : []);
+  return { runs, threads: threadsByIds(db, harness, threadIds) };
 }

@@ -23,8 +23,10 @@ import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
 export function runRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
   app.post("/run", async (c) => {
-    const { body } = await ctx.authorizedBody(c, "run");
-    const run = await ctx.runs.submit(ctx.trusted, readRequest(RUN_REQUEST, body));
+    const { who, body } = await ctx.authorizedBody(c, "run");
+    const run = await ctx.runs.submit(ctx.trusted, readRequest(RUN_REQUEST, body), {
+      startedBy: who.key_id,
+    });
     if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
     return okResponse(await run.result);
   });

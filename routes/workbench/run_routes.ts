@@ -40,8 +40,8 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
   app.get("/api/harnesses/:id/runs", (c) => {
     const status = c.req.query("status");
     const before = c.req.query("before");
-    return okResponse({
-      runs: harnessRuns(hive, harnessRefOf(hive, c.req.param("id")), {
+    return okResponse(
+      harnessRuns(hive, harnessRefOf(hive, c.req.param("id")), {
         ...(status ? { status } : {}),
         limit: wholeNumber(c.req.query("limit"), {
           name: "limit",
@@ -51,7 +51,7 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
         }),
         ...(before ? { before } : {}),
       }),
-    });
+    );
   });
   app.get(
     "/api/harnesses/:id/stats",

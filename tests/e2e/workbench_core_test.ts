@@ -95,8 +95,8 @@ function turnOf(frames: Frame[]): { runId: string; message: Json; selection: Jso
   assert.equal(events.at(-2), "message", `frames: ${events.join(",")}`);
   assert.equal(events.filter((e) => e === "message").length, 1);
   assert.ok(
-    events.slice(1, -2).every((e) => e === "trace" || e === "delta"),
-    `only trace and delta frames in between: ${events.join(",")}`,
+    events.slice(1, -2).every((e) => e === "trace" || e === "delta" || e === "target_run"),
+    `only trace, delta and target_run frames in between: ${events.join(",")}`,
   );
   const traces = frames.filter((f) => f.event === "trace");
   assert.ok(traces.length > 0, "the copilot's journal events are streamed");
@@ -289,6 +289,11 @@ Deno.test("workbench: a whole offline copilot conversation, kept apart from the 
             assert.notEqual(out.run_id, runId, "the target run is not the copilot's run");
             targetRunId = out.run_id;
             assert.deepEqual(selection, { harness_id: "refunds", run_id: targetRunId });
+            // The chat was told of the target run as it started (its approval card needs it).
+            assert.deepEqual(
+              frames.filter((f) => f.event === "target_run").map((f) => f.data),
+              [{ run_id: runId, target_run_id: targetRunId, harness_id: "refunds" }],
+            );
             break;
           case "diagnose_run":
             assert.equal(out.run_id, targetRunId);

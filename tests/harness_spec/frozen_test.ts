@@ -33,6 +33,7 @@ Deno.test("frozenRootOf() lists the safety, remote and HTTP-only roots", () => {
     "model",
   ]);
   assert.deepEqual([...REMOTE_ROOTS].sort(), [
+    "approvals",
     "evolution.auto_propose_after",
     "evolution.model",
     "fork",

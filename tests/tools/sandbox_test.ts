@@ -426,7 +426,8 @@ Deno.test("a code tool that never returns is stopped at its timeout_s: a timeout
     ignore: !HAS_PROC,
     fn: async () => {
       assert.equal(runaway.length, 1, "one sandbox process was running the loop");
-      assert.ok(busyTicks > 5, `it was burning CPU (${busyTicks} ticks in 200 ms)`);
+      // An idle process gets no tick at all; a shared, loaded machine may give the loop a small share.
+      assert.ok(busyTicks >= 2, `it was burning CPU (${busyTicks} ticks in 200 ms)`);
       assert.deepEqual(leftAfterTimeout, [], "the runaway process was killed at the timeout");
       const deadline = Date.now() + 2000;
       let left = await sandboxProcesses(dir);

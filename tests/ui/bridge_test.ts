@@ -1,6 +1,7 @@
 /**
  * The Use tab's bridge and the upload names, edge by edge: only `framework:run` for the page's own
- * harness with text or one plain-named file within limits.
+ * harness with text or one plain-named file within limits, optionally `thread: true` (never a
+ * thread's id).
  *
  * @module
  */
@@ -25,6 +26,35 @@ Deno.test("bridgeRequest() accepts text and one plain file for its own harness",
   assert.deepEqual(bridgeRequest(run({ file: { name: "b", bytes: buffer } }), "bot"), {
     file: { name: "b", bytes: new Uint8Array([3]) },
   });
+});
+
+Deno.test("bridgeRequest() takes thread: true (the frame's own thread), never a thread's name", () => {
+  assert.deepEqual(bridgeRequest(run({ input: "hi", thread: true }), "bot"), {
+    input: "hi",
+    thread: true,
+  });
+  const bytes = new Uint8Array([1]);
+  assert.deepEqual(bridgeRequest(run({ file: { name: "a.txt", bytes }, thread: true }), "bot"), {
+    file: { name: "a.txt", bytes },
+    thread: true,
+  });
+  for (const thread of ["thr_01J0000000000000000000000A", false, 1, null, {}, ["thr_x"]]) {
+    const r = bridgeRequest(run({ input: "hi", thread }), "bot");
+    assert.ok("error" in r, JSON.stringify(thread));
+    assert.match(r.error, /thread must be true/);
+  }
+  for (const key of ["thread_id", "threadId", "busy"]) {
+    const r = bridgeRequest(run({ input: "hi", thread: true, [key]: "thr_x" }), "bot");
+    assert.ok("error" in r);
+    assert.match(r.error, new RegExp(`Unknown field "${key}"`));
+  }
+  const other = bridgeRequest(run({ harness: "other", input: "hi", thread: true }), "bot");
+  assert.ok("error" in other);
+  assert.match(other.error, /may only run bot/);
+  // The thread rule never lets a bad input through.
+  const bad = bridgeRequest(run({ input: 3, thread: true }), "bot");
+  assert.ok("error" in bad);
+  assert.match(bad.error, /input must be text/);
 });
 
 Deno.test("bridgeRequest() refuses everything else, saying why", () => {

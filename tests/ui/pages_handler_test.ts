@@ -94,6 +94,7 @@ function answers(conversations: Conversation[]): Map<string, unknown> {
     [paths.runs("hello"), { runs: [] }],
     [paths.proposals("hello"), { proposals: [] }],
     [paths.memories(), { memories: [] }],
+    [paths.pendingApprovals(), { approvals: [], count: 0 }],
   ]);
   for (const c of conversations) {
     const view: ConversationView = {

@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { pagePaths, paths } from "../../ui/paths.ts";
 import { HOME, parseRoute, type Route, routeHref, TABS, withRoute } from "../../ui/route.ts";
 
 const at = (href: string) => parseRoute(new URL(href, "http://127.0.0.1:8770"));
@@ -196,4 +197,25 @@ Deno.test("withRoute(): the same harness and tab keep the run and the choices", 
   // The route it started from is not changed.
   assert.deepEqual(TRACE.query, { seq: "4", types: "model_call" });
   assert.equal(routeHref(same), "/h/hello/trace?c=c1&run=run_1&seq=5&types=model_call");
+});
+
+Deno.test("a thread's conversation is Runs with ?thread=; the server loads the thread, not the list", () => {
+  const r = roundTrip("/h/hello/runs?thread=thr_01J0000000000000000000000A&status=error");
+  assert.deepEqual(r, {
+    ...HOME,
+    harness: "hello",
+    tab: "runs",
+    query: { thread: "thr_01J0000000000000000000000A", status: "error" },
+  });
+  const wanted = pagePaths(r);
+  assert.ok(wanted.includes(paths.thread("thr_01J0000000000000000000000A")));
+  assert.equal(wanted.some((p) => p.startsWith(paths.runsOf("hello"))), false);
+  // Back to all runs keeps the filter; another tab (Trace of a turn) drops the thread.
+  const back = withRoute(r, { query: { thread: "" } });
+  assert.equal(routeHref(back), "/h/hello/runs?status=error");
+  assert.equal(
+    routeHref(withRoute(r, { tab: "trace", run: "run_1" })),
+    "/h/hello/trace?run=run_1",
+  );
+  assert.ok(pagePaths(back).includes(paths.runs("hello", "error")));
 });

@@ -11,6 +11,8 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody, readSse } from "../api.ts";
 import { Icon } from "../components/icons.tsx";
 import { JsonView } from "../components/json_view.tsx";
+import { ApprovalCard } from "../components/approval_card.tsx";
+import { useFollowApprovals, usePendingApprovals } from "../approvals.ts";
 import { SteerBox } from "../components/live_controls.tsx";
 import { SLASH_MENU_ID, SlashMenu, useSlashMenu } from "../components/slash_menu.tsx";
 import { Link } from "../components/link.tsx";
@@ -49,6 +51,8 @@ interface LiveTurn {
   /** Reply text by model turn. */
   drafts: Record<number, string>;
   tools: LiveTool[];
+  /** The target runs the turn's tools started (a card shows when one waits for a person). */
+  targets: { run_id: string; harness_id: string }[];
   error: string | null;
 }
 
@@ -104,6 +108,7 @@ export function Chat() {
       runId: null,
       drafts: {},
       tools: [],
+      targets: [],
       error: null,
     };
     setLive({ ...turn });
@@ -112,7 +117,8 @@ export function Chat() {
         store,
         route,
         text,
-        (t) => setLive({ ...t, drafts: { ...t.drafts }, tools: [...t.tools] }),
+        (t) =>
+          setLive({ ...t, drafts: { ...t.drafts }, tools: [...t.tools], targets: [...t.targets] }),
         turn,
       );
       setLive(null);
@@ -154,6 +160,7 @@ export function Chat() {
         live={shownLive}
         suggest={setDraft}
         copilot={!!store.health.copilot}
+        approvalRuns={chatRuns(artifacts, shownLive, conv.data?.turn_runs ?? [])}
       />
 
       <Composer
@@ -342,6 +349,8 @@ function ChatLog(props: {
   suggest: (text: string) => void;
   /** Whether the copilot has a model (else the welcome offers commands). */
   copilot: boolean;
+  /** The runs this conversation started (their requests waiting for a person show as cards). */
+  approvalRuns: ChatRun[];
 }) {
   const { logRef, stick, messages, artifacts, route, pendingRun } = props;
   const shownLive = props.live;
@@ -415,6 +424,76 @@ function ChatLog(props: {
           />
         )
         : null}
+      <ChatApprovals runs={props.approvalRuns} />
+    </div>
+  );
+}
+
+/** A run this conversation started, and whether it may still be going. */
+interface ChatRun {
+  run_id: string;
+  harness_id: string;
+  live: boolean;
+}
+
+/**
+ * The runs this conversation started: those of its run artifacts (a run still going when its card
+ * was made may be going yet), and the target runs of the turn in flight (this page's, or one a page
+ * opened mid-turn reads from the conversation).
+ */
+function chatRuns(
+  artifacts: Artifact[],
+  live: LiveTurn | null,
+  turnRuns: { run_id: string; harness_id: string }[],
+): ChatRun[] {
+  const runs = new Map<string, ChatRun>();
+  for (const a of artifacts) {
+    if (a.kind !== "run" || !a.harness_id) continue;
+    let content: { run_id?: unknown; status?: unknown } = {};
+    try {
+      content = JSON.parse(a.content) ?? {};
+    } catch {
+      continue;
+    }
+    if (typeof content.run_id !== "string") continue;
+    runs.set(content.run_id, {
+      run_id: content.run_id,
+      harness_id: a.harness_id,
+      live: content.status === "running",
+    });
+  }
+  for (const t of [...turnRuns, ...(live?.targets ?? [])]) runs.set(t.run_id, { ...t, live: true });
+  return [...runs.values()];
+}
+
+/**
+ * The cards of the requests waiting for a person in runs this conversation started (`/run`, the
+ * copilot's `execute_run`), below the conversation: the same card as Trace's, compact. The runs that
+ * may be going are followed, so a card comes as soon as its run asks and goes once it is decided.
+ */
+function ChatApprovals(props: { runs: ChatRun[] }) {
+  const store = useStore();
+  const pending = usePendingApprovals();
+  const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
+  useFollowApprovals(props.runs.filter((r) => r.live).map((r) => r.run_id));
+  const ids = new Set(props.runs.map((r) => r.run_id));
+  const waiting = pending.filter((a) => ids.has(a.run_id) && !decided.has(a.approval_id));
+  if (!waiting.length) return null;
+  return (
+    <div class="chat-approvals" data-testid="chat-approvals">
+      {waiting.map((a) => (
+        <ApprovalCard
+          key={a.approval_id}
+          request={a}
+          compact
+          onDecided={(record) => {
+            setDecided((d) => new Set(d).add(record.approval_id));
+            if (record.resumed_run_id) {
+              store.notify(`The run goes on as ${shortId(record.resumed_run_id)}.`);
+            }
+          }}
+        />
+      ))}
     </div>
   );
 }
@@ -558,6 +637,11 @@ async function runTurn(
       turn.runId = d.run_id as string;
       // The user's message is stored now: show it from the conversation.
       void store.cache.load(paths.conversation(conversationId), true);
+    } else if (frame.event === "target_run") {
+      turn.targets.push({
+        run_id: d.target_run_id as string,
+        harness_id: d.harness_id as string,
+      });
     } else if (frame.event === "delta") {
       const t = d.turn as number;
       turn.drafts[t] = (turn.drafts[t] ?? "") + (d.text as string);

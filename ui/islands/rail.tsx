@@ -1,6 +1,7 @@
 /**
- * The left rail: harnesses grouped by containment (forks and nested harnesses under their parent,
- * never grouped by name), the conversations, and the way to Settings › Memory.
+ * The left rail: the count of tool calls waiting for a person (with links to the runs that wait),
+ * harnesses grouped by containment (forks and nested harnesses under their parent, never grouped by
+ * name), the conversations, and the way to Settings › Memory.
  *
  * @module
  */
@@ -14,7 +15,15 @@ import { Time } from "../components/time.tsx";
 import { paths } from "../paths.ts";
 import { HOME, type Route, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
-import type { CatalogNode, Conversation, DuplicateFolder } from "../types.ts";
+import type {
+  ApprovalRecord,
+  CatalogNode,
+  Conversation,
+  DuplicateFolder,
+  WorkbenchApprovals,
+} from "../types.ts";
+import { usePollApprovals } from "../approvals.ts";
+import { shortId } from "../format.ts";
 
 /**
  * The rail island.
@@ -31,6 +40,8 @@ export function Rail() {
           <span class="muted">workbench</span>
         </Link>
       </div>
+
+      <ApprovalSection />
 
       <HarnessSection />
 
@@ -112,6 +123,90 @@ function HarnessSection() {
       ))}
     </section>
   );
+}
+
+/** At most this many waiting runs are linked in the rail (the badge counts them all). */
+const WAITING_SHOWN = 5;
+
+/**
+ * The tool calls waiting for a person across the workbench's harnesses: a badge with their count
+ * (linking the first run that waits), and a link to the Trace of each run that waits, where its card
+ * is. It polls the list while the page is visible (`ui/approvals.ts` says why), and every part of the
+ * page that sees a request come or go reads it again at once.
+ */
+function ApprovalSection() {
+  usePollApprovals();
+  const route = useStore().route.value;
+  const pending = useApi<WorkbenchApprovals>(paths.pendingApprovals());
+  const list = pending.data?.approvals ?? [];
+  const count = pending.data?.count ?? 0;
+  const first = list[0];
+  const label = count === 1
+    ? "1 tool call waits for your decision"
+    : `${count || "No"} tool calls wait for your decision`;
+  const more = count - WAITING_SHOWN;
+  return (
+    <section class="rail-section rail-approvals" aria-labelledby="rail-approvals">
+      <div class="rail-head">
+        <h2 id="rail-approvals">Approvals</h2>
+        {first
+          ? (
+            <Link
+              to={waitingRunRoute(route, first)}
+              class="approvals-badge waiting"
+              data-testid="approvals-badge"
+              data-count={count}
+              title={label}
+              aria-label={label}
+            >
+              <Icon name="shield" size={12} /> {count}
+            </Link>
+          )
+          : (
+            <span
+              class="approvals-badge"
+              data-testid="approvals-badge"
+              data-count={count}
+              title={label}
+              aria-label={label}
+            >
+              {count}
+            </span>
+          )}
+      </div>
+      {list.length
+        ? (
+          <ul class="waiting-list" aria-label="Runs waiting for your decision">
+            {list.slice(0, WAITING_SHOWN).map((a) => (
+              <li key={a.approval_id}>
+                <Link
+                  to={waitingRunRoute(route, a)}
+                  class="waiting-run"
+                  data-approval={a.approval_id}
+                  title={`${a.harness_id}: run ${a.run_id} asks to call ${a.tool}`}
+                >
+                  <code>{a.tool}</code>
+                  <span class="waiting-where">
+                    {a.harness_id} · <span class="mono">{shortId(a.run_id)}</span>
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
+      {more > 0 ? <p class="rail-empty">and {more} more</p> : null}
+    </section>
+  );
+}
+
+/** The Trace of the run a request waits in. */
+function waitingRunRoute(route: Route, a: ApprovalRecord): Route {
+  return withRoute({ ...route, page: "workbench" }, {
+    harness: a.harness_id,
+    tab: "trace",
+    run: a.run_id,
+  });
 }
 
 /** The conversations, newest first, and New conversation (bound to the harness shown). */

@@ -1,6 +1,9 @@
 /**
  * Runs: the harness's runs, newest first, with outcome, cost, turns, duration and time; a filter by
- * status and paging. A click (or Enter, or j/k then Enter) opens the run in Trace.
+ * status and paging. A click (or Enter, or j/k then Enter) opens the run in Trace. The runs of a
+ * thread on a page are grouped under one thread row (its id, its turns, its last update and a way
+ * to the conversation), placed where its newest run would be; a long thread shows its newest few
+ * runs and the rest on demand. With `?thread=` the tab shows that thread's conversation.
  *
  * @module
  */
@@ -20,10 +23,52 @@ import { paths, RUNS_PAGE } from "../paths.ts";
 import { routeHref, withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import { elapsedSince, useLiveRows, useNow } from "../live_runs.ts";
+import { ThreadConversation } from "./thread.tsx";
 import type { RunTally } from "../../lib/run_tally.ts";
-import type { HarnessDetail, RunListRow } from "../types.ts";
+import type { HarnessDetail, RunListRow, RunsPage, ThreadRecord } from "../types.ts";
 
 const FILTERS = ["", ...RUN_STATUSES, "running"];
+
+/** How many runs of a thread a page shows before "Show … more". */
+const THREAD_RUNS_SHOWN = 3;
+
+/** What the table shows, in order: a run of no thread, or a thread with its runs on this page. */
+type Block =
+  | { kind: "run"; run: RunListRow }
+  | { kind: "thread"; id: string; thread: ThreadRecord | undefined; runs: RunListRow[] };
+
+/**
+ * A page's runs in blocks: each thread's runs together, where its newest run is.
+ *
+ * @param rows The page's runs, newest first.
+ * @param threads Their threads (a deleted one is missing).
+ * @returns The blocks.
+ */
+function blocksOf(rows: RunListRow[], threads: ThreadRecord[]): Block[] {
+  const known = new Map(threads.map((t) => [t.thread_id, t]));
+  const groups = new Map<string, Extract<Block, { kind: "thread" }>>();
+  const out: Block[] = [];
+  for (const run of rows) {
+    if (!run.thread_id) {
+      out.push({ kind: "run", run });
+      continue;
+    }
+    let group = groups.get(run.thread_id);
+    if (!group) {
+      group = { kind: "thread", id: run.thread_id, thread: known.get(run.thread_id), runs: [] };
+      groups.set(run.thread_id, group);
+      out.push(group);
+    }
+    group.runs.push(run);
+  }
+  return out;
+}
+
+/** The runs of a block the table shows (a thread's newest few, unless opened out). */
+function shownRuns(block: Block, open: ReadonlySet<string>): RunListRow[] {
+  if (block.kind === "run") return [block.run];
+  return open.has(block.id) ? block.runs : block.runs.slice(0, THREAD_RUNS_SHOWN);
+}
 
 /**
  * The Runs tab.
@@ -32,12 +77,25 @@ const FILTERS = ["", ...RUN_STATUSES, "running"];
  * @returns The tab.
  */
 export function Runs(props: { harness: HarnessDetail }) {
+  const thread = useStore().route.value.query.thread;
+  return thread
+    ? <ThreadConversation key={thread} harness={props.harness} threadId={thread} />
+    : <RunList harness={props.harness} />;
+}
+
+/** The list of runs, a page at a time. */
+function RunList(props: { harness: HarnessDetail }) {
   const store = useStore();
   const route = store.route.value;
   const status = route.query.status ?? "";
   const before = route.query.before;
-  const runs = useApi<{ runs: RunListRow[] }>(paths.runs(props.harness.id, status, before));
+  const runs = useApi<RunsPage>(paths.runs(props.harness.id, status, before));
   const rows = runs.data?.runs ?? [];
+  const blocks = blocksOf(rows, runs.data?.threads ?? []);
+  // The threads opened out past their newest few runs.
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  // The runs as the table shows them, in order (what j/k move through).
+  const shown = blocks.flatMap((b) => shownRuns(b, open));
   const [cursor, setCursor] = useState(-1);
   // Live runs: cost and turns from their events, a ticking duration, and the list read again when
   // one ends.
@@ -47,10 +105,10 @@ export function Runs(props: { harness: HarnessDetail }) {
   const [adding, setAdding] = useState<string | null>(null);
 
   useShortcuts({
-    j: () => setCursor((c) => Math.min(rows.length - 1, c + 1)),
+    j: () => setCursor((c) => Math.min(shown.length - 1, c + 1)),
     k: () => setCursor((c) => Math.max(0, c - 1)),
     Enter: () => {
-      const r = rows[cursor];
+      const r = shown[cursor];
       if (!r) return false;
       store.navigate(withRoute(store.route.value, { tab: "trace", run: r.run_id }));
     },
@@ -79,7 +137,29 @@ export function Runs(props: { harness: HarnessDetail }) {
       {!runs.data ? <Pending error={runs.error} what="the runs" /> : rows.length
         ? (
           <>
-            <RunsTable rows={rows} cursor={cursor} tallies={tallies} now={now} onAdd={setAdding} />
+            <table class="table runs-table">
+              <RunColumns />
+              <tbody>
+                {blocks.map((b) => (
+                  <RunBlock
+                    key={b.kind === "run" ? b.run.run_id : b.id}
+                    block={b}
+                    open={open}
+                    onOpen={(id, on) =>
+                      setOpen((o) => {
+                        const next = new Set(o);
+                        if (on) next.add(id);
+                        else next.delete(id);
+                        return next;
+                      })}
+                    cursorRun={shown[cursor]?.run_id}
+                    tallies={tallies}
+                    now={now}
+                    onAdd={setAdding}
+                  />
+                ))}
+              </tbody>
+            </table>
             <Pager rows={rows} before={before} />
           </>
         )
@@ -88,16 +168,10 @@ export function Runs(props: { harness: HarnessDetail }) {
   );
 }
 
-/** The runs of a page, one row each; the row under the cursor (j/k) and the open run marked. */
-function RunsTable(props: {
-  rows: RunListRow[];
-  cursor: number;
-  tallies: ReadonlyMap<string, RunTally>;
-  now: number | null;
-  onAdd: (runId: string) => void;
-}) {
+/** The table's columns and their headings. */
+function RunColumns() {
   return (
-    <table class="table runs-table">
+    <>
       <colgroup>
         <col class="c-run" />
         <col class="c-outcome" />
@@ -120,19 +194,103 @@ function RunsTable(props: {
           <th class="row-actions" aria-label="Actions" />
         </tr>
       </thead>
-      <tbody>
-        {props.rows.map((r, i) => (
-          <RunRow
-            key={r.run_id}
-            run={r}
-            atCursor={i === props.cursor}
-            tally={r.status === "running" ? props.tallies.get(r.run_id) : undefined}
-            now={props.now}
-            onAdd={props.onAdd}
-          />
-        ))}
-      </tbody>
-    </table>
+    </>
+  );
+}
+
+/** A block's rows: a run; or a thread's row, its runs shown, and the way to the others. */
+function RunBlock(props: {
+  block: Block;
+  open: ReadonlySet<string>;
+  onOpen: (threadId: string, open: boolean) => void;
+  cursorRun: string | undefined;
+  tallies: ReadonlyMap<string, RunTally>;
+  now: number | null;
+  onAdd: (runId: string) => void;
+}) {
+  const b = props.block;
+  const rows = shownRuns(b, props.open).map((r) => (
+    <RunRow
+      key={r.run_id}
+      run={r}
+      nested={b.kind === "thread"}
+      atCursor={r.run_id === props.cursorRun}
+      tally={r.status === "running" ? props.tallies.get(r.run_id) : undefined}
+      now={props.now}
+      onAdd={props.onAdd}
+    />
+  ));
+  if (b.kind === "run") return <>{rows}</>;
+  const hidden = b.runs.length - THREAD_RUNS_SHOWN;
+  const opened = props.open.has(b.id);
+  return (
+    <>
+      <ThreadRow block={b} />
+      {rows}
+      {hidden > 0
+        ? (
+          <tr class="thread-more">
+            <td colSpan={8}>
+              <button
+                type="button"
+                class="link-button"
+                aria-expanded={opened}
+                onClick={() => props.onOpen(b.id, !opened)}
+              >
+                {opened
+                  ? "Show fewer runs of this thread"
+                  : `Show ${hidden} more ${hidden === 1 ? "run" : "runs"} of this thread`}
+              </button>
+            </td>
+          </tr>
+        )
+        : null}
+    </>
+  );
+}
+
+/**
+ * A thread's row: its id, how many turns it has (and how many of them are on this page), when it
+ * was last updated, whether a turn is going, and the way to its conversation.
+ */
+function ThreadRow(props: { block: Extract<Block, { kind: "thread" }> }) {
+  const route = useStore().route.value;
+  const { id, thread, runs } = props.block;
+  const to = withRoute(route, { query: { thread: id } });
+  return (
+    <tr class="thread-row" data-thread-id={id} data-testid="thread-row">
+      <td>
+        {thread
+          ? <Link class="mono" to={to} title={id}>{shortId(id)}</Link>
+          : <span class="mono muted" title={id}>{shortId(id)}</span>}
+      </td>
+      <td colSpan={7}>
+        <span class="thread-line">
+          <span class="badge badge-info">thread</span>
+          {thread
+            ? (
+              <>
+                <span data-testid="thread-turns">
+                  {thread.turns} {thread.turns === 1 ? "turn" : "turns"}
+                  {runs.length < thread.turns ? `, ${runs.length} on this page` : ""}
+                </span>
+                <span class="muted">
+                  updated <Time iso={thread.updated_at} />
+                </span>
+                {thread.live_run_id
+                  ? (
+                    <span class="live-run">
+                      <span class="pulse" aria-hidden="true" /> a turn is going
+                    </span>
+                  )
+                  : null}
+                <Link to={to} data-testid="view-conversation">View conversation →</Link>
+              </>
+            )
+            : <span class="muted">deleted; its runs stay</span>}
+        </span>
+      </td>
+    </tr>
   );
 }
 
@@ -142,6 +300,8 @@ function RunsTable(props: {
  */
 function RunRow(props: {
   run: RunListRow;
+  /** A run of a thread, under its thread's row. */
+  nested: boolean;
   atCursor: boolean;
   tally: RunTally | undefined;
   now: number | null;
@@ -155,7 +315,7 @@ function RunRow(props: {
   const running = r.status === "running";
   return (
     <tr
-      class={`clickable ${props.atCursor ? "cursor" : ""} ${
+      class={`clickable ${props.nested ? "thread-run" : ""} ${props.atCursor ? "cursor" : ""} ${
         r.run_id === route.run ? "selected" : ""
       }`}
       data-run-id={r.run_id}

@@ -16,7 +16,7 @@ import { JsonView } from "../components/json_view.tsx";
 import { Link } from "../components/link.tsx";
 import { RunStatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
-import { formatCost, formatDuration, oneLine, shortId } from "../format.ts";
+import { formatCost, formatDuration, formatUtc, oneLine, shortId } from "../format.ts";
 import { useShortcuts } from "../keys.ts";
 import { paths, TRACE_PAGE, TRACE_PREVIEW } from "../paths.ts";
 import { withRoute } from "../route.ts";
@@ -33,6 +33,14 @@ import {
 } from "../components/forks.tsx";
 import { EvalCaseForm } from "../components/eval_case.tsx";
 import { DelegationPanel } from "../components/delegation.tsx";
+import { ApprovalCard } from "../components/approval_card.tsx";
+import {
+  APPROVAL_TYPES,
+  approvalsChanged,
+  isApprovalEvent,
+  openRequests,
+  usePendingApprovals,
+} from "../approvals.ts";
 import type {
   FoldedContext,
   HarnessDetail,
@@ -202,6 +210,8 @@ function RunTrace(props: { runId: string }) {
   // A live run: follow its events over the page's live stream until it ends, then read the
   // finished trace (the events that came stay shown until the pages after the first have loaded).
   useRunFrames(trace?.live ? props.runId : null, trace?.events.at(-1)?.seq ?? 0, (f) => {
+    // A request coming or going changes the rail's count at once (not at its next poll).
+    if (f.kind !== "trace" || isApprovalEvent(f.event)) approvalsChanged(store);
     if (f.kind === "trace") setLiveEvents((xs) => [...xs, f.event]);
     else void store.cache.load(paths.trace(props.runId, TRACE_PREVIEW), true);
   });
@@ -289,6 +299,7 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         addingCase={addingCase}
         onAddingCase={setAddingCase}
       />
+      <TraceApprovals trace={trace} events={events} />
 
       {addingCase && !trace.live
         ? (
@@ -339,6 +350,51 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
         />
         <EventDetailPane selected={selected} events={events} start={start} runId={run.run_id} />
       </div>
+    </div>
+  );
+}
+
+/**
+ * The cards of the shown run's requests still waiting for a person, above its events: those its
+ * journal holds open while it is live here (they come and go with its events), and those the hive
+ * still has pending for a run that is not (one stopped while it waited, or going on in another
+ * process sharing the hive). Approving a request of a stopped run takes the run up again as a new
+ * run, whose Trace opens.
+ */
+function TraceApprovals(props: { trace: TraceView; events: JournalEvent[] }) {
+  const store = useStore();
+  const pending = usePendingApprovals();
+  const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
+  const run = props.trace.run;
+  const live = props.trace.live && !props.events.some((e) => e.type === "run_finished");
+  const open = openRequests(props.events);
+  const waiting = open.filter((r) =>
+    !decided.has(r.approval_id) &&
+    (live || pending.some((p) => p.approval_id === r.approval_id))
+  );
+  // A request the page's list does not have yet (asked before the trace was read): the rail's count
+  // is read again now, not at its next poll.
+  const unlisted = open.filter((r) => !pending.some((p) => p.approval_id === r.approval_id))
+    .map((r) => r.approval_id).join(",");
+  useEffect(() => {
+    if (live && unlisted) approvalsChanged(store);
+  }, [unlisted, live]);
+  if (!waiting.length) return null;
+  return (
+    <div class="approval-cards">
+      {waiting.map((r) => (
+        <ApprovalCard
+          key={r.approval_id}
+          request={{ ...r, run_id: run.run_id, harness_id: run.harness_id }}
+          onDecided={(record) => {
+            setDecided((d) => new Set(d).add(record.approval_id));
+            if (record.resumed_run_id) {
+              store.notify(`The run goes on as ${shortId(record.resumed_run_id)}.`);
+              store.navigate(withRoute(store.route.value, { run: record.resumed_run_id }));
+            }
+          }}
+        />
+      ))}
     </div>
   );
 }
@@ -400,7 +456,10 @@ function reentrySeqOf(events: JournalEvent[]): number | null {
   return lastReplayed === undefined ? null : events.find((e) => e.seq > lastReplayed)?.seq ?? null;
 }
 
-/** The run's id and outcome, Add to eval set and Export (once it ended), and its figures. */
+/**
+ * The run's id and outcome, Add to eval set and Export (once it ended), and its figures (a turn of a
+ * thread links its conversation).
+ */
 function TraceHead(props: {
   trace: TraceView;
   events: JournalEvent[];
@@ -411,6 +470,7 @@ function TraceHead(props: {
 }) {
   const { trace, events, counts, figures } = props;
   const run = trace.run;
+  const route = useStore().route.value;
   return (
     <div class="trace-head">
       <div class="trace-run">
@@ -457,6 +517,19 @@ function TraceHead(props: {
         <span class="kv">
           <span>spec</span> <code>{run.spec_version.slice(0, 12)}</code>
         </span>
+        {run.thread_id
+          ? (
+            <span class="kv" data-testid="trace-thread">
+              <span>thread</span>{" "}
+              <Link
+                to={withRoute(route, { tab: "runs", query: { thread: run.thread_id } })}
+                title={`A turn of ${run.thread_id}: view the conversation`}
+              >
+                {shortId(run.thread_id)}
+              </Link>
+            </span>
+          )
+          : null}
         {counts.has("delegation_started")
           ? (
             <span class="kv" data-testid="delegation-stat">
@@ -475,7 +548,7 @@ function TraceHead(props: {
 }
 
 /**
- * The filters by event type: all, the Delegation and Controls groups, and one per type the run
+ * The filters by event type: all, the Delegation, Approvals and Controls groups, and one per type the run
  * has, each with its count; kept in the address (`types`). While the rest of a long trace loads,
  * `loading` is how many events there are.
  */
@@ -521,6 +594,12 @@ function TypeFilters(props: {
         group="delegation"
         title="Hand-offs to peers"
         {...group(DELEGATION_TYPES.filter((t) => counts.has(t)))}
+      />
+      <FilterGroup
+        name="Approvals"
+        group="approvals"
+        title="Tool calls waiting for a person, and the decisions"
+        {...group(APPROVAL_TYPES.filter((t) => counts.has(t)))}
       />
       <FilterGroup
         name="Controls"
@@ -764,6 +843,16 @@ export function summary(e: JournalEvent): string {
           type: String(p.original_type),
           payload: p.payload as JournalEvent["payload"],
         })
+      }`;
+    case "approval_requested":
+      return `${oneLine(p.tool ?? "?", 40)}(${
+        oneLine(p.arguments, 60)
+      }) waits for a person · expires ${formatUtc(String(p.expires_at))}`;
+    case "approval_decided":
+      return `${p.decision} by ${p.by ?? "?"}${p.reason ? `: ${oneLine(p.reason, 70)}` : ""}`;
+    case "run_resumed":
+      return `takes up ${shortId(String(p.parent_run_id))} at seq ${p.at} after ${
+        shortId(String(p.approval_id))
       }`;
     case "steering_delivered":
       return `turn ${p.turn} · ${oneLine(p.text, 90)}`;

@@ -3,8 +3,9 @@
  * `<iframe sandbox="allow-scripts">` — an opaque origin, served with a CSP that lets it connect
  * nowhere — and talks only to this tab's bridge by `postMessage`. The bridge runs only this
  * harness, sends text and URLs as literal input, uploads a file into `workspace/uploads/` and runs
- * with that path as `input_file`. The page never receives a token, a cookie or a framework object;
- * its runs appear in Runs and Trace like any other.
+ * with that path as `input_file`. A chat page's messages (`thread: true`) are turns of one thread the
+ * bridge makes for the frame and keeps while it lives; the page never names a thread. The page never
+ * receives a token, a cookie or a framework object; its runs appear in Runs and Trace like any other.
  *
  * @module
  */
@@ -12,7 +13,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
-import { bridgeRequest } from "../bridge.ts";
+import { bridgeRequest, type BridgeRun } from "../bridge.ts";
 import { Empty } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
@@ -20,8 +21,9 @@ import { RunStatusBadge } from "../components/status.tsx";
 import { formatCost, shortId } from "../format.ts";
 import { withRoute } from "../route.ts";
 import { paths } from "../paths.ts";
-import { useStore } from "../store.ts";
-import type { HarnessDetail, RunResult } from "../types.ts";
+import { type Store, useStore } from "../store.ts";
+import { INTERFACE_INPUTS } from "../../lib/interface_inputs.ts";
+import type { HarnessDetail, RunResult, ThreadRecord } from "../types.ts";
 
 /**
  * The Use tab.
@@ -35,6 +37,8 @@ export function Use(props: { harness: HarnessDetail }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [state, setState] = useState<"loading" | "missing" | "ready">("loading");
   const [reload, setReload] = useState(0);
+  // Each document the frame loads (the page reloading itself included) is a session of its own.
+  const [loads, setLoads] = useState(0);
   const [kind, setKind] = useState<string>(
     ((props.harness.spec?.interface as { input?: string } | undefined)?.input) ?? "text",
   );
@@ -51,7 +55,7 @@ export function Use(props: { harness: HarnessDetail }) {
     };
   }, [id, reload]);
 
-  usePageBridge(frame, id, setLastRun);
+  usePageBridge(frame, id, `${reload}.${loads}`, setLastRun);
 
   const [generate, generating] = useAction(async () => {
     await callApi(
@@ -72,9 +76,7 @@ export function Use(props: { harness: HarnessDetail }) {
           value={kind}
           onChange={(e) => setKind((e.target as HTMLSelectElement).value)}
         >
-          <option value="text">text</option>
-          <option value="url">url</option>
-          <option value="file">file</option>
+          {INTERFACE_INPUTS.map((k) => <option key={k} value={k}>{k}</option>)}
         </select>
       </label>
       <button
@@ -85,6 +87,18 @@ export function Use(props: { harness: HarnessDetail }) {
       >
         <Icon name="refresh" /> {state === "ready" ? "Generate again" : "Generate the page"}
       </button>
+      {state === "ready" && kind === "chat"
+        ? (
+          <button
+            type="button"
+            onClick={() => setReload((n) => n + 1)}
+            title="Open the page again: its next message starts a new thread"
+            data-testid="new-conversation"
+          >
+            New conversation
+          </button>
+        )
+        : null}
       <span class="muted small">
         The page runs sandboxed: it can only ask this tab to run {id}. Serve it with{" "}
         <code>framework control-plane</code>, ship it with <code>framework package</code>.
@@ -115,6 +129,7 @@ export function Use(props: { harness: HarnessDetail }) {
         class="use-frame"
         title={`The page of ${id}`}
         src={`${paths.interface(id)}?v=${reload}`}
+        onLoad={() => setLoads((n) => n + 1)}
         sandbox="allow-scripts"
         referrerpolicy="no-referrer"
         data-testid="use-frame"
@@ -125,16 +140,34 @@ export function Use(props: { harness: HarnessDetail }) {
 
 /**
  * The bridge of the preview: one listener, answering only this tab's frame. A request runs this
- * harness (a file is uploaded first and run as its `input_file`); the frame gets the result or the
- * error, and `onRun` the result.
+ * harness (a file is uploaded first and run as its `input_file`); a chat's request (`thread: true`)
+ * is a turn of the frame's one thread, which the bridge makes on the first such request and keeps
+ * for this frame session (`session` changes with every document the frame loads: a new frame, or
+ * the page reloaded, starts a new thread). The frame gets the result or the error, and `onRun` the
+ * result.
  */
 function usePageBridge(
   frame: { current: HTMLIFrameElement | null },
   id: string,
+  session: string,
   onRun: (result: RunResult) => void,
 ) {
   const store = useStore();
   useEffect(() => {
+    let thread: Promise<string> | null = null;
+    const frameThread = (): Promise<string> => {
+      if (thread) return thread;
+      const made = callApi<ThreadRecord>(
+        store.fetcher,
+        paths.threads(id),
+        jsonBody("POST", { metadata: { source: "use" } }),
+      ).then((t) => t.thread_id);
+      // A thread that could not be made is asked for again by the next message.
+      made.catch(() => {
+        if (thread === made) thread = null;
+      });
+      return thread = made;
+    };
     const onMessage = async (e: MessageEvent) => {
       const win = frame.current?.contentWindow;
       if (!win || e.source !== win) return;
@@ -142,27 +175,10 @@ function usePageBridge(
       const request = bridgeRequest(e.data, id);
       if ("error" in request) return reply({ type: "framework:error", error: request.error });
       try {
-        let body: Record<string, string>;
-        if ("file" in request) {
-          const stored = await callApi<{ path: string }>(
-            store.fetcher,
-            `${paths.uploads(id)}?name=${encodeURIComponent(request.file.name)}`,
-            {
-              method: "POST",
-              headers: { "content-type": "application/octet-stream" },
-              body: request.file.bytes as BodyInit,
-            },
-          );
-          body = { input_file: stored.path };
-        } else {
-          body = { input: request.input };
-        }
-        const result = await callApi<RunResult>(
-          store.fetcher,
-          paths.runsOf(id),
-          jsonBody("POST", body),
-        );
-        store.cache.refresh(paths.runs(id));
+        const body = await runBody(store, id, request);
+        const target = request.thread ? paths.threadRun(await frameThread()) : paths.runsOf(id);
+        const result = await callApi<RunResult>(store.fetcher, target, jsonBody("POST", body));
+        store.cache.refresh(paths.runsOf(id), paths.allThreads());
         onRun(result);
         reply({ type: "framework:result", result });
       } catch (err) {
@@ -174,7 +190,22 @@ function usePageBridge(
     };
     addEventListener("message", onMessage);
     return () => removeEventListener("message", onMessage);
-  }, [id]);
+  }, [id, session]);
+}
+
+/** The body of a run the page asked for: its literal input, or the path its file was stored at. */
+async function runBody(store: Store, id: string, request: BridgeRun) {
+  if (!("file" in request)) return { input: request.input };
+  const stored = await callApi<{ path: string }>(
+    store.fetcher,
+    `${paths.uploads(id)}?name=${encodeURIComponent(request.file.name)}`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: request.file.bytes as BodyInit,
+    },
+  );
+  return { input_file: stored.path };
 }
 
 /** The newest run the preview made, with its outcome and a link to its trace. */
@@ -191,6 +222,16 @@ function LastRun(props: { run: RunResult }) {
       <Link to={withRoute(route, { tab: "trace", run: r.run_id })} data-testid="use-trace-link">
         Open <span class="mono">{shortId(r.run_id)}</span> in Trace →
       </Link>
+      {r.thread_id
+        ? (
+          <Link
+            to={withRoute(route, { tab: "runs", query: { thread: r.thread_id } })}
+            data-testid="use-thread-link"
+          >
+            View the conversation →
+          </Link>
+        )
+        : null}
     </p>
   );
 }

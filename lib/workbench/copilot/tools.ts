@@ -1,7 +1,8 @@
 /**
  * The copilot's constrained tools. Each acts on target harnesses through the library: create (through
  * the construction API), inspect, validate, dry-run, execute (a separate journalled run owned by the
- * target), diagnose, measure, propose (queued, never applied), and the three memory tools. The
+ * target), diagnose, measure, propose (queued, never applied), list tool-approval requests (never
+ * decide one: a person does), and the three memory tools. The
  * selected harness and run belong to the chat request that runs them, never to the process.
  *
  * @module
@@ -9,6 +10,7 @@
 
 import type { Tool } from "../../tools/tool.ts";
 import type { CopilotContext } from "./tools/base.ts";
+import { approvalTools } from "./tools/approval_tools.ts";
 import { forkTools } from "./tools/fork_tools.ts";
 import { harnessTools } from "./tools/harness_tools.ts";
 import { interfaceTools } from "./tools/interface_tools.ts";
@@ -28,6 +30,7 @@ export function copilotTools(ctx: CopilotContext): Tool[] {
   return [
     ...harnessTools(ctx),
     ...runTools(ctx),
+    ...approvalTools(ctx),
     ...forkTools(ctx),
     ...interfaceTools(ctx),
     ...improveTools(ctx),

@@ -26,6 +26,11 @@ export interface CopilotContext {
   harnessesDir: string;
   /** Artifacts made during this turn. */
   artifacts: string[];
+  /**
+   * Told of each target run a tool starts, as it starts: the chat follows it, and shows its card
+   * when it waits for a person's decision (a tool that waits for the run answers only after).
+   */
+  onTargetRun?: (run: { run_id: string; harness_id: string }) => void;
 }
 
 /** The copilot edits as a remote caller: it never writes a frozen field. */

@@ -66,6 +66,7 @@ export function forkTools(ctx: CopilotContext) {
       async (args) => {
         const { id, dir } = target(ctx, args);
         const run = await resumeFork(ctx.hive, ctx.runs, dir);
+        ctx.onTargetRun?.({ run_id: run.run_id, harness_id: id });
         const r = await run.result;
         ctx.selection.harness_id = id;
         ctx.selection.run_id = r.run_id;

@@ -6,7 +6,11 @@
  */
 
 import { generateInterface } from "../../../interface/generate.ts";
-import type { InterfaceInput } from "../../../interface/page.ts";
+import {
+  INTERFACE_INPUTS,
+  INTERFACE_INPUTS_TEXT,
+  isInterfaceInput,
+} from "../../../interface_inputs.ts";
 import type { Tool } from "../../../tools/tool.ts";
 import { ToolError } from "../../../tools/tool.ts";
 import { artifact, type CopilotContext, HARNESS, str, target, tool } from "./base.ts";
@@ -24,17 +28,21 @@ export function interfaceTools(ctx: CopilotContext): Tool[] {
       "Write the harness's page (interfaces/default/index.html): a self-contained page a person uses to run it, previewed in the Use tab.",
       {
         ...HARNESS,
-        input: { type: "string", enum: ["text", "url", "file"], description: "What it asks for" },
+        input: {
+          type: "string",
+          enum: [...INTERFACE_INPUTS],
+          description: "What it asks for (chat: a conversation, one thread per page session)",
+        },
       },
       [],
       async (args) => {
         const { id, dir } = target(ctx, args);
         const input = str(args, "input");
-        if (input !== undefined && !["text", "url", "file"].includes(input)) {
-          throw new ToolError("invalid_arguments", "input must be text, url or file");
+        if (input !== undefined && !isInterfaceInput(input)) {
+          throw new ToolError("invalid_arguments", `input must be ${INTERFACE_INPUTS_TEXT}`);
         }
         const made = await generateInterface(dir, {
-          ...(input ? { input: input as InterfaceInput } : {}),
+          ...(input ? { input } : {}),
           force: true,
         });
         ctx.selection.harness_id = id;

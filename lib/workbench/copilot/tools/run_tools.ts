@@ -64,6 +64,7 @@ export function runTools(ctx: CopilotContext): Tool[] {
           ...(input_file ? { input_file } : {}),
         });
         const run = await ctx.runs.submit(dir, request);
+        ctx.onTargetRun?.({ run_id: run.run_id, harness_id: id });
         if (args.wait === false) {
           await run.started;
           ctx.selection.harness_id = id;

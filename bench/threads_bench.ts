@@ -1,0 +1,124 @@
+/**
+ * Threads: what it costs to give a run its thread's history, for a thread of 20 turns and one of
+ * 1,000 (the history is read from the thread's newest turns in the hive, never from the journals, so
+ * both cost about the same), and a turn of a thread with 20 earlier turns beside a one-shot run of the
+ * same harness, both through the run service.
+ *
+ * @module
+ */
+
+import { stringify } from "yaml";
+import { closeHives, openHive } from "../lib/hive/open.ts";
+import { finishRun, insertRun } from "../lib/hive/runs.ts";
+import { createThread, lockThread, threadHistory } from "../lib/hive/threads.ts";
+import { newRunId } from "../lib/ids.ts";
+import { setFrameworkHome } from "../lib/paths.ts";
+import { submitToThread } from "../lib/runs/threads.ts";
+import { createRunService } from "../lib/runs/service.ts";
+import { fmt, measure, report } from "./measure.ts";
+import { benchTempDir, runAlone } from "./temp_dirs.ts";
+
+/** Records a finished turn of a thread straight into the hive, as a run of it would. */
+function seedTurn(harness: { id: string; dir: string }, threadId: string, i: number): void {
+  const db = openHive();
+  const run_id = newRunId();
+  const at = new Date().toISOString();
+  lockThread(db, threadId, run_id);
+  insertRun(db, {
+    run_id,
+    harness_id: harness.id,
+    harness_dir: harness.dir,
+    input: `Question ${i}: ${"what about the order? ".repeat(4)}`,
+    started_at: at,
+    spec_version: "bench",
+    trace_path: `${harness.dir}/.framework/traces/${run_id}.jsonl`,
+    thread_id: threadId,
+  });
+  finishRun(db, {
+    run_id,
+    harness_id: harness.id,
+    status: "success",
+    output: `Answer ${i}: ${"the order shipped on Monday. ".repeat(6)}`,
+    cost_usd: 0,
+    turns: 1,
+    started_at: at,
+    ended_at: at,
+    duration_ms: 1,
+    spec_version: "bench",
+    failure_signature: null,
+    thread_id: threadId,
+  }, { head_hash: "0".repeat(64), events: 3 });
+}
+
+/** Runs the benchmark. */
+export async function run(): Promise<void> {
+  const home = await benchTempDir("fw-bench-threads-");
+  setFrameworkHome(home);
+  try {
+    const dir = `${home}/talker`;
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/harness.yaml`,
+      stringify({ id: "talker", model: { provider: "scripted", replies: [{ text: "ok" }] } }),
+    );
+    const harness = { id: "talker", dir: await Deno.realPath(dir) };
+    const db = openHive();
+    // Both threads seeded first, then measured in alternating rounds (the machine's drift falls on both).
+    const sizes = [20, 1000] as const;
+    const threads = sizes.map((size) => {
+      const thread = createThread(db, harness, "bench", {});
+      for (let i = 0; i < size; i++) seedTurn(harness, thread.thread_id, i);
+      return thread.thread_id;
+    });
+    const rounds: number[][] = sizes.map(() => []);
+    const p99s: number[][] = sizes.map(() => []);
+    for (let round = 0; round < 5; round++) {
+      for (const [i, threadId] of threads.entries()) {
+        const t = await measure(1000, () => threadHistory(db, threadId, 20), 100);
+        rounds[i]!.push(t.mean_ms);
+        p99s[i]!.push(t.p99_ms);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    sizes.forEach((size, i) => {
+      report(`history of a ${size}-turn thread (its last 20, median of 5 rounds)`, {
+        mean: fmt(median(rounds[i]!) * 1000, " µs"),
+        p99: fmt(median(p99s[i]!) * 1000, " µs"),
+      });
+    });
+    report("history, 1,000 turns vs 20", {
+      ratio: `${fmt(median(rounds[1]!) / median(rounds[0]!))}x`,
+    });
+
+    // A turn of a 20-turn thread against a one-shot run, through the run service, interleaved.
+    const runs = createRunService();
+    const thread = createThread(db, harness, "bench", {});
+    for (let i = 0; i < 20; i++) seedTurn(harness, thread.thread_id, i);
+    const oneShot = async () => {
+      await (await runs.submit(harness.dir, { input: "Where is my order?" })).result;
+    };
+    const turn = async () => {
+      const sent = await submitToThread(db, runs, harness.dir, harness, thread.thread_id, {
+        input: "Where is my order?",
+      }, { viewer: null });
+      if (sent.kind === "run") await sent.submission.result;
+    };
+    const runRounds: { one: number[]; thread: number[] } = { one: [], thread: [] };
+    for (let round = 0; round < 5; round++) {
+      runRounds.one.push((await measure(60, oneShot, 10)).mean_ms);
+      runRounds.thread.push((await measure(60, turn, 10)).mean_ms);
+    }
+    const one = median(runRounds.one), inThread = median(runRounds.thread);
+    report("one-shot run (median of 5 rounds)", { mean: fmt(one, " ms") });
+    report("turn of a thread with 20 earlier turns", {
+      mean: fmt(inThread, " ms"),
+      "vs one-shot": `${fmt(inThread / one)}x`,
+    });
+    await runs.close();
+  } finally {
+    closeHives();
+    setFrameworkHome(undefined);
+  }
+}
+
+if (import.meta.main) await runAlone(run);

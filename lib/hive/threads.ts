@@ -1,0 +1,418 @@
+/**
+ * Threads in the hive: durable conversations with one harness, bound to it (id and folder) like its
+ * runs, owned by the key (or local face) that made them. Each turn keeps its run's whole input and,
+ * once the run has ended, its whole output, so the history a new turn is given comes from the
+ * thread's newest turns alone. The busy lock (`live_run_id` with the process holding it) is a row of
+ * the hive, so every process sharing it sees a thread busy.
+ *
+ * @module
+ */
+
+import { FrameworkError, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { isProcessAlive, ownProcess } from "../process_identity.ts";
+import { inTransaction } from "../sqlite/database.ts";
+import { statement } from "../sqlite/statements.ts";
+import type { HarnessRef } from "./harnesses.ts";
+import type { Hive } from "./open.ts";
+
+/** A thread as every face shows it (without its runs). */
+export interface ThreadRecord {
+  thread_id: string;
+  harness_id: string;
+  /** The `key_id` that made it, or `cli` / `workbench` for the local faces. */
+  owner: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  /** How many runs it has had. */
+  turns: number;
+  /** The run going on in it now, or null. */
+  live_run_id: string | null;
+}
+
+/** One turn of a thread: its run, with the run's whole input and output. */
+export interface ThreadTurn {
+  run_id: string;
+  status: string;
+  input: string;
+  /** The run's final output (null while it goes on). */
+  output: string | null;
+  cost_usd: number;
+  turns: number;
+  started_at: string | null;
+}
+
+interface ThreadRow {
+  thread_id: string;
+  harness_id: string;
+  harness_dir: string;
+  owner: string;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  turns: number;
+  live_run_id: string | null;
+  live_pid: number | null;
+  live_start: string | null;
+}
+
+function toRecord(r: ThreadRow, live: string | null = r.live_run_id): ThreadRecord {
+  return {
+    thread_id: r.thread_id,
+    harness_id: r.harness_id,
+    owner: r.owner,
+    metadata: JSON.parse(r.metadata),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    turns: r.turns,
+    live_run_id: live,
+  };
+}
+
+/**
+ * Makes a thread of a harness.
+ *
+ * @example
+ * ```ts
+ * import { openHive } from "./open.ts";
+ *
+ * const thread = createThread(openHive(), { id: "hello", dir: "/h/hello" }, "cli", {});
+ * thread.thread_id; // "thr_01J…"
+ * ```
+ * @param db The hive.
+ * @param harness The harness.
+ * @param owner Who owns it.
+ * @param metadata Its metadata (checked by the request schema).
+ * @returns The thread.
+ */
+export function createThread(
+  db: Hive,
+  harness: HarnessRef,
+  owner: string,
+  metadata: Record<string, unknown>,
+): ThreadRecord {
+  const now = new Date().toISOString();
+  const row: ThreadRow = {
+    thread_id: newId("thr"),
+    harness_id: harness.id,
+    harness_dir: harness.dir,
+    owner,
+    metadata: JSON.stringify(metadata),
+    created_at: now,
+    updated_at: now,
+    turns: 0,
+    live_run_id: null,
+    live_pid: null,
+    live_start: null,
+  };
+  statement(
+    db,
+    `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    row.thread_id,
+    row.harness_id,
+    row.harness_dir,
+    row.owner,
+    row.metadata,
+    row.created_at,
+    row.updated_at,
+  );
+  return toRecord(row);
+}
+
+/** Who may see a thread: its owner, or anyone (`null`: a `*` token, a local face). */
+export type ThreadViewer = string | null;
+
+function threadRow(db: Hive, harness: HarnessRef, threadId: string, viewer: ThreadViewer) {
+  const row = statement(
+    db,
+    "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ?",
+  ).get(threadId, harness.id, harness.dir) as ThreadRow | undefined;
+  // Another owner's thread is not found, as an unknown one: its existence is not disclosed.
+  if (!row || (viewer !== null && row.owner !== viewer)) {
+    throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  }
+  return row;
+}
+
+/** The run holding a row's lock, when its process is still there and the run has not ended. */
+function liveRunOf(db: Hive, row: ThreadRow): string | null {
+  if (row.live_run_id === null) return null;
+  if (row.live_pid === null || !isProcessAlive(row.live_pid, row.live_start)) return null;
+  const run = statement(db, "SELECT status FROM runs WHERE run_id = ?").get(row.live_run_id) as
+    | { status: string }
+    | undefined;
+  // Not recorded yet (waiting for a slot), or running: busy. Ended: the lock is stale.
+  return run === undefined || run.status === "running" ? row.live_run_id : null;
+}
+
+/**
+ * One thread of a harness, as its viewer may see it.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadId The thread.
+ * @param viewer Its owner, or null for anyone.
+ * @returns The thread.
+ * @throws `not_found` for an unknown thread, another harness's or another owner's.
+ */
+export function getThread(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+): ThreadRecord {
+  const row = threadRow(db, harness, threadId, viewer);
+  return toRecord(row, liveRunOf(db, row));
+}
+
+/**
+ * The harness a thread belongs to (for the local faces, which find a thread by its id alone).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @returns Its harness (id and folder).
+ * @throws `not_found` for an unknown thread.
+ */
+export function threadHarness(db: Hive, threadId: string): HarnessRef {
+  const row = statement(db, "SELECT harness_id, harness_dir FROM threads WHERE thread_id = ?").get(
+    threadId,
+  ) as { harness_id: string; harness_dir: string } | undefined;
+  if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  return { id: row.harness_id, dir: row.harness_dir };
+}
+
+/**
+ * The turns of a thread, oldest first: each run with its whole input and output.
+ *
+ * @param db The hive.
+ * @param threadId The thread (found with {@link getThread} first).
+ * @returns Its turns.
+ */
+export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
+  return statement(
+    db,
+    `SELECT t.run_id, coalesce(r.status, 'queued') AS status, t.input, t.output,
+       coalesce(r.cost_usd, 0) AS cost_usd, coalesce(r.turns, 0) AS turns, r.started_at
+     FROM thread_turns t LEFT JOIN runs r ON r.run_id = t.run_id
+     WHERE t.thread_id = ? ORDER BY t.seq`,
+  ).all(threadId) as unknown as ThreadTurn[];
+}
+
+/**
+ * The threads some runs of a harness belong to (the Runs list groups a page's runs by them). A
+ * thread that was deleted, or is another harness's, is left out.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadIds The threads (duplicates are fine).
+ * @returns Their records, newest first.
+ */
+export function threadsByIds(
+  db: Hive,
+  harness: HarnessRef,
+  threadIds: readonly string[],
+): ThreadRecord[] {
+  const ids = [...new Set(threadIds)];
+  if (!ids.length) return [];
+  const rows = statement(
+    db,
+    `SELECT * FROM threads WHERE harness_id = ? AND harness_dir = ?
+       AND thread_id IN (SELECT value FROM json_each(?))
+     ORDER BY thread_id DESC`,
+  ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRow[];
+  return rows.map((r) => toRecord(r, liveRunOf(db, r)));
+}
+
+/**
+ * A page of a harness's threads, newest first.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param viewer Only this owner's threads, or every thread (null).
+ * @param page At most `limit` threads, after the `cursor` (a thread id of the previous page).
+ * @returns The threads and the cursor of the next page (null on the last).
+ */
+export function listThreads(
+  db: Hive,
+  harness: HarnessRef,
+  viewer: ThreadViewer,
+  page: { limit: number; cursor?: string | undefined },
+): { threads: ThreadRecord[]; next_cursor: string | null } {
+  const rows = statement(
+    db,
+    `SELECT * FROM threads
+     WHERE harness_id = ?1 AND harness_dir = ?2 AND (?3 IS NULL OR owner = ?3)
+       AND (?4 IS NULL OR thread_id < ?4)
+     ORDER BY thread_id DESC LIMIT ?5`,
+  ).all(
+    harness.id,
+    harness.dir,
+    viewer,
+    page.cursor ?? null,
+    page.limit + 1,
+  ) as unknown as ThreadRow[];
+  const more = rows.length > page.limit;
+  const shown = rows.slice(0, page.limit);
+  return {
+    threads: shown.map((r) => toRecord(r, liveRunOf(db, r))),
+    next_cursor: more ? shown.at(-1)!.thread_id : null,
+  };
+}
+
+/**
+ * Deletes a thread and its turns; its runs and their journals stay in the hive.
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadId The thread.
+ * @param viewer Its owner, or null for anyone.
+ * @throws `not_found` as {@link getThread}; `conflict` while a run of it is going.
+ */
+export function deleteThread(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+): void {
+  inTransaction(db, () => {
+    const row = threadRow(db, harness, threadId, viewer);
+    const live = liveRunOf(db, row);
+    if (live) {
+      throw new FrameworkError(
+        "conflict",
+        `Thread ${threadId} has a run going (${live}); stop it or wait for it, then delete the thread`,
+        { run_id: live },
+      );
+    }
+    statement(db, "DELETE FROM thread_turns WHERE thread_id = ?").run(threadId);
+    statement(db, "DELETE FROM threads WHERE thread_id = ?").run(threadId);
+  });
+}
+
+/**
+ * Takes a thread's busy lock for a run, unless another run holds it (a lock whose process has gone,
+ * or whose run has ended, is free again).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run that will hold it.
+ * @returns Null when taken; else the run holding it.
+ */
+export function lockThread(db: Hive, threadId: string, runId: string): string | null {
+  return inTransaction(db, () => {
+    const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
+      | ThreadRow
+      | undefined;
+    if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`);
+    const live = liveRunOf(db, row);
+    if (live !== null && live !== runId) return live;
+    const me = ownProcess();
+    statement(
+      db,
+      "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
+    ).run(runId, me.pid, me.start, threadId);
+    return null;
+  });
+}
+
+/**
+ * Lets go of a thread's lock, when this run holds it (a run that never started).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run.
+ */
+export function unlockThread(db: Hive, threadId: string, runId: string): void {
+  statement(
+    db,
+    `UPDATE threads SET live_run_id = NULL, live_pid = NULL, live_start = NULL
+     WHERE thread_id = ? AND live_run_id = ?`,
+  ).run(threadId, runId);
+}
+
+/**
+ * A thread's newest turns that have an answer, as a run's history: oldest first, at most `limit`.
+ * Reads the thread's last rows by key, whatever its length.
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param limit How many turns at most (`limits.thread_history_turns`).
+ * @returns The turns' inputs and outputs.
+ */
+export function threadHistory(
+  db: Hive,
+  threadId: string,
+  limit: number,
+): { input: string; output: string }[] {
+  if (limit <= 0) return [];
+  const rows = statement(
+    db,
+    `SELECT input, output FROM thread_turns
+     WHERE thread_id = ? AND output IS NOT NULL AND output != ''
+     ORDER BY seq DESC LIMIT ?`,
+  ).all(threadId, limit) as { input: string; output: string }[];
+  return rows.reverse().map((r) => ({ input: r.input, output: r.output }));
+}
+
+/**
+ * Records a thread's new turn as its run starts (in the run's own insert, one transaction).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run.
+ * @param input The run's whole input.
+ * @param at When it started.
+ */
+export function addThreadTurn(
+  db: Hive,
+  threadId: string,
+  runId: string,
+  input: string,
+  at: string,
+): void {
+  statement(
+    db,
+    `INSERT INTO thread_turns (thread_id, seq, run_id, input)
+     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3)`,
+  ).run(threadId, runId, input);
+  statement(db, "UPDATE threads SET turns = turns + 1, updated_at = ? WHERE thread_id = ?").run(
+    at,
+    threadId,
+  );
+}
+
+/**
+ * Records a thread turn's output as its run ends, and lets go of the lock (in the run's own finishing
+ * write, one transaction).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run.
+ * @param output Its whole output.
+ * @param at When it ended.
+ */
+export function endThreadTurn(
+  db: Hive,
+  threadId: string,
+  runId: string,
+  output: string,
+  at: string,
+): void {
+  statement(db, "UPDATE thread_turns SET output = ? WHERE run_id = ? AND thread_id = ?").run(
+    output,
+    runId,
+    threadId,
+  );
+  // Every expression reads the row as it was: the lock is let go only when this run held it.
+  statement(
+    db,
+    `UPDATE threads SET updated_at = ?1,
+       live_pid = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_pid END,
+       live_start = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_start END,
+       live_run_id = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_run_id END
+     WHERE thread_id = ?2`,
+  ).run(at, threadId, runId);
+}

@@ -1,0 +1,198 @@
+/**
+ * Runs of a thread: an ordinary run through the run service, whose first model call is given the
+ * thread's earlier turns (each one's input and final output, newest last, at most
+ * `limits.thread_history_turns`, default 20). A thread runs one turn at a time; a message that comes
+ * while a run of it is going is refused (`reject`, the default), delivered to that run as a steering
+ * message at its next turn boundary (`steer`), or run after it (`queue`). The busy lock is in the hive,
+ * so a thread is busy for every process sharing it.
+ *
+ * @module
+ */
+
+import { badInput, FrameworkError } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
+import type { Hive } from "../hive/open.ts";
+import {
+  createThread,
+  getThread,
+  lockThread,
+  threadHistory,
+  type ThreadViewer,
+  unlockThread,
+} from "../hive/threads.ts";
+import { newRunId } from "../ids.ts";
+import type { Message } from "../models/types.ts";
+import type { BusyPolicy, RunRequest } from "../requests.ts";
+import { activeRun } from "../runner/active_runs.ts";
+import type { RunOptions } from "../runner/prepare_run.ts";
+import { abortable } from "../sleep.ts";
+import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
+
+/** How many earlier turns a thread's run is given when `limits.thread_history_turns` is not set. */
+export const DEFAULT_THREAD_HISTORY_TURNS = 20;
+
+/** How often a run waiting for a thread looks again (a run of another process may hold it). */
+const WAIT_POLL_MS = 200;
+
+/** What a message to a thread became: a run of it, or a steering message of its run going on. */
+export type ThreadSubmission =
+  | { kind: "run"; submission: Submission }
+  | { kind: "steered"; run_id: string; message_id: string };
+
+/** Options of {@link submitToThread}. */
+export interface ThreadRunOptions extends SubmitOptions {
+  /** What to do when a run of the thread is going (default `reject`). */
+  busy?: BusyPolicy;
+  /** Who asks: the thread's owner, or null for anyone (a `*` token, a local face). */
+  viewer: ThreadViewer;
+}
+
+/** Wakes the runs of this process waiting for a thread when a run of it ends. */
+const freed = new EventTarget();
+
+/** The history of a thread's run: its earlier turns, as the conversation the model is given. */
+function historyOf(db: Hive, threadId: string, limit: number): Message[] {
+  return threadHistory(db, threadId, limit).flatMap((t): Message[] => [
+    { role: "user", content: t.input },
+    { role: "assistant", content: t.output },
+  ]);
+}
+
+/** Waits until this run holds the thread (the run before it has ended). */
+async function waitForThread(
+  db: Hive,
+  threadId: string,
+  runId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  while (lockThread(db, threadId, runId) !== null) {
+    // Woken by a run of this process that ends, or after a while (a run of another process).
+    let wake = () => {};
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    freed.addEventListener(threadId, wake, { once: true });
+    const timer = setTimeout(wake, WAIT_POLL_MS);
+    try {
+      await abortable(woken, signal);
+    } finally {
+      clearTimeout(timer);
+      freed.removeEventListener(threadId, wake);
+    }
+  }
+}
+
+/** Delivers a message to a thread's run going on, as a steering message. */
+function steerLive(liveRunId: string, request: RunRequest): ThreadSubmission {
+  if (request.input === undefined || request.input_file !== undefined) {
+    throw badInput(
+      "busy=steer delivers text to the run going on: send `input` alone (no `input_file`)",
+      { field: "input" },
+    );
+  }
+  const handle = activeRun(liveRunId);
+  if (!handle) {
+    throw new FrameworkError(
+      "conflict",
+      `The thread's run ${liveRunId} is going in another process; send busy=queue, or wait for it`,
+      { run_id: liveRunId },
+    );
+  }
+  const message = handle.controls.steer(request.input);
+  return { kind: "steered", run_id: liveRunId, message_id: message.id };
+}
+
+/**
+ * The thread a message goes to: a new one of the harness (`new`, owned by `owner`), or the one named.
+ *
+ * @example
+ * ```ts
+ * import { openHive } from "../hive/open.ts";
+ *
+ * threadNamed(openHive(), { id: "hello", dir: "/h/hello" }, "new", "cli"); // "thr_01J…"
+ * ```
+ * @param db The hive.
+ * @param harness The harness.
+ * @param name `new`, or a thread id.
+ * @param owner Who owns a new thread.
+ * @returns The thread id.
+ */
+export function threadNamed(db: Hive, harness: HarnessRef, name: string, owner: string): string {
+  return name === "new" ? createThread(db, harness, owner, {}).thread_id : name;
+}
+
+/**
+ * Sends a message to a thread: a new run of it, or, while a run of it is going, what the busy policy
+ * says.
+ *
+ * @example
+ * ```ts
+ * import { openHive } from "../hive/open.ts";
+ * import { createThread } from "../hive/threads.ts";
+ * import { createRunService } from "./service.ts";
+ *
+ * const db = openHive();
+ * const harness = { id: "hello", dir: await Deno.realPath("./harnesses/hello") };
+ * const thread = createThread(db, harness, "cli", {});
+ * const sent = await submitToThread(db, createRunService(), harness.dir, harness, thread.thread_id, {
+ *   input: "Hi",
+ * }, { viewer: null });
+ * if (sent.kind === "run") console.log((await sent.submission.result).thread_id);
+ * ```
+ * @param db The hive.
+ * @param runs The run service.
+ * @param target The harness folder, or the trust gate's proof for it.
+ * @param harness The harness (its id and folder), which owns the thread.
+ * @param threadId The thread.
+ * @param request The run's request, read by the run schema.
+ * @param options The busy policy, who asks, and the run's other options.
+ * @returns The run, or the steering message it became.
+ * @throws `not_found` for a thread the viewer may not see; `conflict` (`details.run_id`) for a busy
+ *   thread under `reject`; the run service's errors.
+ */
+export async function submitToThread(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  harness: HarnessRef,
+  threadId: string,
+  request: RunRequest,
+  options: ThreadRunOptions,
+): Promise<ThreadSubmission> {
+  const { busy = "reject", viewer, ...submitOptions } = options;
+  getThread(db, harness, threadId, viewer);
+  const runId = submitOptions.runId ?? newRunId();
+  const holder = lockThread(db, threadId, runId);
+  if (holder !== null && busy === "reject") {
+    throw new FrameworkError(
+      "conflict",
+      `Thread ${threadId} has a run going (${holder}); send busy=steer to tell it, busy=queue to run after it, or wait`,
+      { run_id: holder, thread_id: threadId },
+    );
+  }
+  if (holder !== null && busy === "steer") return steerLive(holder, request);
+  let submission: Submission;
+  try {
+    submission = await runs.submit(target, request, {
+      ...submitOptions,
+      runId,
+      threadId,
+      // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
+      beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
+        if (holder !== null) await waitForThread(db, threadId, runId, signal);
+        const limit = prepared.loaded.spec.limits?.thread_history_turns;
+        return {
+          history: [
+            ...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS),
+            ...(submitOptions.history ?? []),
+          ],
+        };
+      },
+    });
+  } catch (err) {
+    unlockThread(db, threadId, runId);
+    throw err;
+  }
+  // A run that never started lets the thread go; a run that ended wakes the next one waiting here.
+  submission.started.catch(() => unlockThread(db, threadId, runId));
+  submission.result.finally(() => freed.dispatchEvent(new Event(threadId))).catch(() => {});
+  return { kind: "run", submission };
+}
