@@ -42,10 +42,11 @@ export function readRequest<T extends z.ZodType>(request: Named<T>, body: unknow
   const parsed = request.schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const path = issue.path.join(".");
+  let path = issue.path.join(".");
   let why: string;
   if (issue.code === "unrecognized_keys") {
     why = `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+    path = [...issue.path, issue.keys[0]!].join("."); // the field named is the first unknown one
   } else if (issue.code === "invalid_type") {
     let at: unknown = body;
     for (const k of issue.path) at = (at as Record<PropertyKey, unknown> | undefined)?.[k];
