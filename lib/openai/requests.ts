@@ -11,6 +11,7 @@
  */
 
 import * as z from "zod";
+import { THREAD_METADATA } from "../requests.ts";
 
 /** A parameter the endpoints cannot honour: absent, null, or a value that changes nothing. */
 function refused(why: string, harmless: (value: unknown) => boolean = () => false) {
@@ -37,7 +38,6 @@ const samplingSettings = {
   parallel_tool_calls: z.boolean().nullish(),
   prompt_cache_key: z.string().nullish(),
   safety_identifier: z.string().nullish(),
-  metadata: z.record(z.string(), z.string()).nullish(),
 };
 
 /** One message or input item, as sent; `messages.ts` reads it field by field. */
@@ -58,6 +58,7 @@ const chatBody = z.strictObject({
   frequency_penalty: z.number().nullish(),
   seed: z.number().int().nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
   reasoning_effort: z.string().nullish(),
   verbosity: z.string().nullish(),
   tools: refused(noTools, isEmptyList),
@@ -95,6 +96,8 @@ const responseBody = z.strictObject({
   }),
   instructions: z.string().nullish(),
   previous_response_id: z.string().nullish(),
+  // A new conversation's metadata is its thread's (as POST /threads takes it).
+  metadata: THREAD_METADATA.nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullish(),
   ...samplingSettings,

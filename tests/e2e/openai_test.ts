@@ -158,6 +158,7 @@ Deno.test("the official openai client against a control plane's /v1/", async (t)
       model: "talker",
       input: "one: my order is 42",
       instructions: "Answer in one line.",
+      metadata: { customer: "c-42" },
     });
     const firstRun = first.id.replace(/^resp_/, "");
     runIds.push(firstRun);
@@ -169,6 +170,13 @@ Deno.test("the official openai client against a control plane's /v1/", async (t)
     assert.equal(first.framework.run_id, firstRun);
     const threadId = first.framework.thread_id;
     assert.match(threadId, /^thr_/);
+    assert.deepEqual(first.metadata, { customer: "c-42" });
+    // The conversation is an ordinary thread of the calling key.
+    const thread = await (await fetch(`${plane.url}/threads/${threadId}`, {
+      headers: { authorization: `Bearer ${alice.token}` },
+    })).json();
+    assert.equal(thread.data.owner, alice.key_id);
+    assert.deepEqual(thread.data.metadata, { customer: "c-42" });
 
     const second: Json = await client.responses.create({
       model: "talker",

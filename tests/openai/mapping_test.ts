@@ -218,6 +218,8 @@ Deno.test("request schemas: sampling accepted without effect, the rest refused b
   response({ store: false, metadata: { a: "b" }, text: { format: { type: "text" } } });
   refuses(() => response({ text: { format: { type: "json_schema" } } }), "text.format");
   refuses(() => response({ background: true }), "background");
+  // A conversation's metadata is its thread's, within the same limit.
+  refuses(() => response({ metadata: { note: "x".repeat(17 * 1024) } }), "metadata", /16 KiB/);
   refuses(() => response({ tools: [{ type: "web_search" }] }), "tools");
   refuses(() => readRequest(RESPONSE_REQUEST, { model: "h" }), "input", /missing/);
 });
