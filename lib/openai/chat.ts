@@ -32,7 +32,9 @@ import type { ChatCompletionRequest } from "./requests.ts";
  *
  * @example
  * ```ts
+ * import type { Principal } from "../keys/authenticate.ts";
  * import { readRequest } from "../requests.ts";
+ * import type { OpenAiPlane } from "./plane.ts";
  * import { CHAT_COMPLETION_REQUEST } from "./requests.ts";
  *
  * declare const plane: OpenAiPlane;

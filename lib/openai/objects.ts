@@ -87,7 +87,7 @@ export function chatCompletionId(runId: string): string {
  * ```ts
  * declare const run: FinishedRun;
  * const completion = chatCompletion(run, 1767225600);
- * completion.choices[0].message.content === run.result.output; // true
+ * completion.choices[0]?.message.content === run.result.output; // true
  * ```
  * @param run The finished run.
  * @param created When the request came, in seconds.

@@ -101,7 +101,9 @@ function continued(db: Hive, harness: HarnessRef, previous: string, viewer: Thre
  *
  * @example
  * ```ts
+ * import type { Principal } from "../keys/authenticate.ts";
  * import { readRequest } from "../requests.ts";
+ * import type { OpenAiPlane } from "./plane.ts";
  * import { RESPONSE_REQUEST } from "./requests.ts";
  *
  * declare const plane: OpenAiPlane;
