@@ -19,6 +19,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   workbench_pages: () => import("./workbench_pages_bench.ts"),
   controls: () => import("./controls_bench.ts"),
   threads: () => import("./threads_bench.ts"),
+  openai: () => import("./openai_bench.ts"),
   forks: () => import("./forks_bench.ts"),
   evals: () => import("./evals_bench.ts"),
   mcp: () => import("./mcp_bench.ts"),

@@ -42,10 +42,11 @@ export function readRequest<T extends z.ZodType>(request: Named<T>, body: unknow
   const parsed = request.schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const path = issue.path.join(".");
+  let path = issue.path.join(".");
   let why: string;
   if (issue.code === "unrecognized_keys") {
     why = `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+    path = [...issue.path, issue.keys[0]!].join("."); // the field named is the first unknown one
   } else if (issue.code === "invalid_type") {
     let at: unknown = body;
     for (const k of issue.path) at = (at as Record<PropertyKey, unknown> | undefined)?.[k];
@@ -93,12 +94,13 @@ export const RUN_FLAGS = {
 /** The most a thread's metadata may weigh, as JSON. */
 export const MAX_THREAD_METADATA_BYTES = 16 * 1024;
 
-const threadBody = z.strictObject({
-  metadata: z.record(z.string(), z.unknown()).refine(
-    (m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_THREAD_METADATA_BYTES,
-    `at most ${MAX_THREAD_METADATA_BYTES / 1024} KiB as JSON`,
-  ).optional(),
-});
+/** A thread's metadata: an object of at most {@link MAX_THREAD_METADATA_BYTES} as JSON. */
+export const THREAD_METADATA = z.record(z.string(), z.unknown()).refine(
+  (m) => new TextEncoder().encode(JSON.stringify(m)).length <= MAX_THREAD_METADATA_BYTES,
+  `at most ${MAX_THREAD_METADATA_BYTES / 1024} KiB as JSON`,
+);
+
+const threadBody = z.strictObject({ metadata: THREAD_METADATA.optional() });
 
 /** `POST /threads`, `POST /api/harnesses/{id}/threads`: a new thread, with optional metadata. */
 export const THREAD_REQUEST = {

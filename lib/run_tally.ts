@@ -61,3 +61,34 @@ export function tallyEvent(tally: RunTally, e: TalliedEvent): RunTally {
 function numberOr0(x: unknown): number {
   return typeof x === "number" && Number.isFinite(x) ? x : 0;
 }
+
+/** A run's tokens: what its model calls read and wrote, as their providers reported (or estimated). */
+export interface RunTokens {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * Sums the `usage` of a run's own `model_response` events (a fork's replayed calls were its parent's,
+ * and a hand-off's calls are its child run's: neither counts, as neither counts in its cost).
+ *
+ * @example
+ * ```ts
+ * runTokens([
+ *   { type: "model_response", payload: { usage: { input_tokens: 12, output_tokens: 3 } } },
+ *   { type: "model_response", payload: { usage: { input_tokens: 20, output_tokens: 5 } } },
+ * ]); // { input_tokens: 32, output_tokens: 8 }
+ * ```
+ * @param events The run's journal events (any prefix).
+ * @returns The tokens so far.
+ */
+export function runTokens(events: readonly TalliedEvent[]): RunTokens {
+  let input_tokens = 0, output_tokens = 0;
+  for (const e of events) {
+    if (e.type !== "model_response") continue;
+    const usage = e.payload.usage as Record<string, unknown> | undefined;
+    input_tokens += numberOr0(usage?.input_tokens);
+    output_tokens += numberOr0(usage?.output_tokens);
+  }
+  return { input_tokens, output_tokens };
+}

@@ -44,6 +44,7 @@ import {
   healthRoutes,
   statsAnswer,
 } from "./control_plane/health_routes.ts";
+import { openAiRoutes } from "./control_plane/openai_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
 import { threadRoutes } from "./control_plane/thread_routes.ts";
 import { approvalRoutes } from "./control_plane/approval_routes.ts";
@@ -85,8 +86,9 @@ export interface ControlPlane {
 }
 
 /**
- * Builds the control plane of one harness: its routes by resource (health, runs, spec, evolution),
- * each a few lines over the library.
+ * Builds the control plane of one harness: its routes by resource (health, runs, threads, approvals,
+ * spec, evolution) and the OpenAI-compatible endpoints under `/v1/`, each a few lines over the
+ * library.
  *
  * @param options The harness and its trust proof, the key store, capacity and limits.
  * @returns The handler and a closer.
@@ -157,6 +159,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   ) {
     app.route("/", routes(ctx));
   }
+  // OpenAI's shapes, errors included, under /v1/ and only there.
+  app.route("/v1", openAiRoutes(ctx));
   finishApp(app);
   const stopUpkeep = startServerUpkeep();
   return {

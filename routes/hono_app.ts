@@ -8,7 +8,18 @@
 
 import type { Env, Hono } from "hono";
 import { badInput, FrameworkError, methodNotAllowed } from "../lib/errors.ts";
-import { errorResponse } from "../lib/http/response.ts";
+import { errorResponse, type ErrorShape } from "../lib/http/response.ts";
+
+/** Options of {@link finishApp}. */
+export interface FinishOptions {
+  /** How errors are answered (default: the ok wrapper). */
+  shape?: ErrorShape;
+  /**
+   * The app is mounted under a path of another app (`app.route`), which keeps only its routes: its
+   * own 404 is then a last route matching every path under the mount, answered in its shape.
+   */
+  mounted?: boolean;
+}
 
 /**
  * Adds the 405, 404 and error answers to an app whose routes are all registered.
@@ -23,9 +34,11 @@ import { errorResponse } from "../lib/http/response.ts";
  * Deno.serve(finishApp(app).fetch); // POST /health: 405 with Allow: GET; GET /other: 404
  * ```
  * @param app The app.
+ * @param options The error shape, and whether the app is mounted in another.
  * @returns The same app.
  */
-export function finishApp<E extends Env>(app: Hono<E>): Hono<E> {
+export function finishApp<E extends Env>(app: Hono<E>, options: FinishOptions = {}): Hono<E> {
+  const respond = (err: unknown) => errorResponse(err, options.shape);
   const methods = new Map<string, Set<string>>();
   for (const r of app.routes) {
     if (r.method === "ALL") continue; // middleware
@@ -41,11 +54,16 @@ export function finishApp<E extends Env>(app: Hono<E>): Hono<E> {
         : methodNotAllowed(c.req.method, list);
     });
   }
-  app.notFound((c) =>
-    errorResponse(new FrameworkError("not_found", `No route ${c.req.method} ${c.req.path}`))
-  );
+  const noRoute = (method: string, path: string) =>
+    new FrameworkError("not_found", `No route ${method} ${path}`);
+  if (options.mounted) {
+    app.all("*", (c) => {
+      throw noRoute(c.req.method, c.req.path);
+    });
+  }
+  app.notFound((c) => respond(noRoute(c.req.method, c.req.path)));
   app.onError((err) =>
-    errorResponse(
+    respond(
       err instanceof URIError ? badInput("The request path is not valid percent-encoding") : err,
     )
   );

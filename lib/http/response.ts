@@ -6,7 +6,7 @@
  * @module
  */
 
-import { asFrameworkError, httpStatusOf } from "../errors.ts";
+import { asFrameworkError, type FrameworkError, httpStatusOf } from "../errors.ts";
 import { errorEnvelope, okEnvelope } from "../envelope.ts";
 
 const JSON_HEADERS = {
@@ -49,20 +49,49 @@ export function jsonResponse(json: string, status = 200): Response {
 }
 
 /**
- * An error response: status from the error, body in the ok wrapper, `Retry-After` or `Allow` when the
- * error carries them. Internal errors are logged on stderr with their cause.
+ * Anything thrown as the error a client is told of; an internal one is logged on stderr with its
+ * cause first (a client is never told the cause: it may hold a path or a stack).
  *
  * @param err The thrown value.
- * @returns The response.
+ * @returns The error to answer with.
  */
-export function errorResponse(err: unknown): Response {
+export function reportedError(err: unknown): FrameworkError {
   const e = asFrameworkError(err);
   if (e.kind === "internal") {
     const cause = (e as { cause?: unknown }).cause ?? err;
     console.error("internal error:", cause instanceof Error ? cause.stack ?? cause.message : cause);
   }
-  return new Response(JSON.stringify(errorEnvelope(e)), {
-    status: httpStatusOf(e),
+  return e;
+}
+
+/** How an error is answered: its status and body (the ok wrapper, or a protocol's own shape). */
+export type ErrorShape = (e: FrameworkError) => { status: number; body: unknown };
+
+/** The ok wrapper's error: the kind's status (or the precise one a helper set) and the envelope. */
+export const OK_WRAPPER_ERROR: ErrorShape = (e) => ({
+  status: httpStatusOf(e),
+  body: errorEnvelope(e),
+});
+
+/**
+ * An error response: status and body from the shape (the ok wrapper by default), `Retry-After` or
+ * `Allow` when the error carries them. Internal errors are logged on stderr with their cause.
+ *
+ * @example
+ * ```ts
+ * import { notFound } from "../errors.ts";
+ *
+ * errorResponse(notFound("Unknown run")); // 404 {"ok":false,"error":{"kind":"not_found",…}}
+ * ```
+ * @param err The thrown value.
+ * @param shape How the error is answered (default: the ok wrapper).
+ * @returns The response.
+ */
+export function errorResponse(err: unknown, shape: ErrorShape = OK_WRAPPER_ERROR): Response {
+  const e = reportedError(err);
+  const { status, body } = shape(e);
+  return new Response(JSON.stringify(body), {
+    status,
     headers: { ...JSON_HEADERS, ...e.httpHeaders },
   });
 }

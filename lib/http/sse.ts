@@ -6,22 +6,31 @@
  * @module
  */
 
-/** One SSE frame. */
-export interface SseFrame {
-  event: string;
-  data: unknown;
-  id?: string | number;
-}
+/**
+ * One SSE frame: its data as JSON, or (`text`) as text sent as it is, such as the `[DONE]` that ends
+ * an OpenAI stream. Without `event`, the frame has no `event:` line (a client reads it as `message`,
+ * as OpenAI's chat chunks are sent).
+ */
+export type SseFrame =
+  & { event?: string; id?: string | number }
+  & ({ data: unknown; text?: undefined } | { text: string; data?: undefined });
 
 /**
  * Formats one frame.
  *
+ * @example
+ * ```ts
+ * formatSse({ event: "run_result", data: { ok: true } }); // 'event: run_result\ndata: {"ok":true}\n\n'
+ * formatSse({ text: "[DONE]" }); // "data: [DONE]\n\n"
+ * ```
  * @param frame The frame.
  * @returns Its wire text.
  */
 export function formatSse(frame: SseFrame): string {
   const id = frame.id === undefined ? "" : `id: ${frame.id}\n`;
-  return `${id}event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+  const event = frame.event === undefined ? "" : `event: ${frame.event}\n`;
+  const data = frame.text ?? JSON.stringify(frame.data);
+  return `${id}${event}data: ${data}\n\n`;
 }
 
 /**

@@ -100,6 +100,7 @@ function journalStart(session: RunSession) {
     ...(spec.playbooks?.length ? { playbook: session.mode?.name ?? null } : {}),
     limits: session.limits,
     system: session.system,
+    ...(session.callerInstructions ? { caller_instructions: session.callerInstructions } : {}),
     tools: [...equipment.tools.values()].map((t) => t.spec),
     guardrails: equipment.guardrails.map((g) => ({ name: g.name, kind: g.kind })),
     validators: equipment.validators.map((v) => ({ name: v.name, kind: v.kind })),

@@ -45,6 +45,12 @@ export interface RunOptions {
   /** Earlier messages of a conversation, sent before the input (the workbench copilot). */
   history?: Message[];
   /**
+   * Instructions of the caller (an OpenAI client's `system` messages or `instructions`): added after
+   * the harness's own system prompt, never instead of it, and journalled in `run_started` (inside
+   * `system`, and alone as `caller_instructions`).
+   */
+  callerInstructions?: string;
+  /**
    * Context for the model after the input, kept apart from it (the workbench's selection line):
    * journalled as `input_note`, and not part of the input a scripted scenario is matched against.
    */

@@ -31,3 +31,23 @@ export function composeSystemPrompt(spec: HarnessSpec): string {
   }
   return parts.join("\n\n");
 }
+
+/**
+ * The system prompt with a caller's instructions added after it, under their own heading, so the
+ * model reads them as the caller's and the harness's own instructions stay whole and first.
+ *
+ * @example
+ * ```ts
+ * withCallerInstructions("Be brief.", "Answer in French.");
+ * // "Be brief.\n\n## Instructions from the caller\nAnswer in French."
+ * withCallerInstructions("Be brief.", undefined); // "Be brief."
+ * ```
+ * @param system The harness's system prompt.
+ * @param caller The caller's instructions (none, or blank: the prompt as it is).
+ * @returns The system prompt.
+ */
+export function withCallerInstructions(system: string, caller: string | undefined): string {
+  if (!caller?.trim()) return system;
+  const section = `## Instructions from the caller\n${caller.trim()}`;
+  return system ? `${system}\n\n${section}` : section;
+}

@@ -26,8 +26,8 @@ import { buildHooks, type HookRunner } from "./hooks.ts";
 import { type RunLimits, runLimits } from "./limits.ts";
 import { createModelInUse, type ModelInUse } from "./model_in_use.ts";
 import { defaultPlaybook, modeSystem, type Playbook } from "./playbooks.ts";
-import type { PreparedRun } from "./prepare_run.ts";
-import { composeSystemPrompt } from "./prompt.ts";
+import type { PreparedRun, RunOptions } from "./prepare_run.ts";
+import { composeSystemPrompt, withCallerInstructions } from "./prompt.ts";
 import type { Validator } from "./validators.ts";
 
 /** A prepared run once it is recorded: its id, journal, event stream, controls and start time. */
@@ -75,7 +75,12 @@ export interface RunSession {
   /** The active playbook, and the tools it offers. */
   mode: Playbook | undefined;
   offered: Map<string, Tool>;
-  /** The harness's system prompt, and the prompt in the active mode. */
+  /**
+   * The caller's instructions: the run's own, or those of the run it takes up (a fork's parent, a
+   * run resumed after an approval), read from that run's `run_started`.
+   */
+  readonly callerInstructions: string | undefined;
+  /** The harness's system prompt (with the caller's instructions), and the prompt in the active mode. */
   readonly baseSystem: string;
   system: string;
   /** Every message the model has been sent, and those the next call adds. */
@@ -101,6 +106,15 @@ export class RunStop extends Error {
   constructor(readonly status: RunStatus, readonly reason: string[], message: string) {
     super(message);
   }
+}
+
+/** A run's caller instructions: its own, or those the run it takes up was given. */
+function callerInstructionsOf(options: RunOptions): string | undefined {
+  const own = options.callerInstructions?.trim();
+  if (own) return own;
+  const parent = options.replay?.events ?? options.resumed?.events ?? [];
+  const started = parent.find((e) => e.type === "run_started")?.payload.caller_instructions;
+  return typeof started === "string" && started.trim() ? started.trim() : undefined;
 }
 
 /**
@@ -132,7 +146,9 @@ export function openSession(run: LaunchedRun): RunSession {
   };
   const sandboxes = createSandboxPool(loaded.dir, run.prepared.traceDirs);
   const mode = defaultPlaybook(spec);
-  const baseSystem = composeSystemPrompt(spec);
+  // A caller's instructions come after the harness's own, and stay through a change of mode.
+  const callerInstructions = callerInstructionsOf(run.prepared.options);
+  const baseSystem = withCallerInstructions(composeSystemPrompt(spec), callerInstructions);
   const session: RunSession = {
     run,
     loaded,
@@ -147,6 +163,7 @@ export function openSession(run: LaunchedRun): RunSession {
     model: createModelInUse(run, mode?.model ?? spec.model),
     mode,
     offered: new Map(),
+    callerInstructions,
     baseSystem,
     system: modeSystem(baseSystem, mode),
     messages: [],

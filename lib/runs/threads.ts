@@ -47,6 +47,21 @@ export interface ThreadRunOptions extends SubmitOptions {
   viewer: ThreadViewer;
 }
 
+/**
+ * Whom a caller's token shows threads of: its own key's, or every thread (a token holding `*`).
+ *
+ * @example
+ * ```ts
+ * threadViewer({ key_id: "k_1", scopes: ["run", "read"] }); // "k_1"
+ * threadViewer({ key_id: "k_2", scopes: ["*"] }); // null
+ * ```
+ * @param who The verified key and its token's scopes.
+ * @returns The viewer: the key, or null for anyone.
+ */
+export function threadViewer(who: { key_id: string; scopes: readonly string[] }): ThreadViewer {
+  return who.scopes.includes("*") ? null : who.key_id;
+}
+
 /** Wakes the runs of this process waiting for a thread when a run of it ends. */
 const freed = new EventTarget();
 

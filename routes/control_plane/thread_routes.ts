@@ -15,21 +15,14 @@ import {
   getThread,
   listThreads,
   threadTurns,
-  type ThreadViewer,
 } from "../../lib/hive/threads.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
-import type { Principal } from "../../lib/keys/authenticate.ts";
 import { busyPolicy, readRequest, RUN_REQUEST, THREAD_REQUEST } from "../../lib/requests.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
-import { submitToThread } from "../../lib/runs/threads.ts";
+import { submitToThread, threadViewer } from "../../lib/runs/threads.ts";
 import { wholeNumber } from "../../lib/whole_number.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
-
-/** Whom a token shows threads of: its own key's, or every thread (`*`). */
-function viewerOf(who: Principal): ThreadViewer {
-  return who.scopes.includes("*") ? null : who.key_id;
-}
 
 /**
  * The thread routes.
@@ -54,16 +47,16 @@ export function threadRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
       fallback: 20,
     });
     const cursor = c.req.query("cursor") || undefined;
-    return okResponse(listThreads(db, ctx.harness, viewerOf(who), { limit, cursor }));
+    return okResponse(listThreads(db, ctx.harness, threadViewer(who), { limit, cursor }));
   });
   app.get("/threads/:id", async (c) => {
     const who = await ctx.authorize(c, "read");
-    const thread = getThread(db, ctx.harness, c.req.param("id"), viewerOf(who));
+    const thread = getThread(db, ctx.harness, c.req.param("id"), threadViewer(who));
     return okResponse({ ...thread, runs: threadTurns(db, thread.thread_id) });
   });
   app.delete("/threads/:id", async (c) => {
     const who = await ctx.authorize(c, "mutate");
-    deleteThread(db, ctx.harness, c.req.param("id"), viewerOf(who));
+    deleteThread(db, ctx.harness, c.req.param("id"), threadViewer(who));
     return okResponse({ deleted: true });
   });
   app.post("/threads/:id/run", async (c) => {
@@ -76,7 +69,7 @@ export function threadRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
       ctx.harness,
       c.req.param("id"),
       readRequest(RUN_REQUEST, body),
-      { busy, viewer: viewerOf(who), startedBy: who.key_id },
+      { busy, viewer: threadViewer(who), startedBy: who.key_id },
     );
     if (sent.kind === "steered") {
       return okResponse({ run_id: sent.run_id, message_id: sent.message_id }, 202);

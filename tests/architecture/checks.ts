@@ -351,6 +351,11 @@ const WRITTEN_ONCE: readonly [string, RegExp, string][] = [
   ["an immediate transaction", /["']BEGIN IMMEDIATE["']/, "lib/sqlite/database.ts"],
   ["the line reader", /indexOf\((?:["']\\n["']\)|LF[,)])/, "lib/lines.ts"],
   ["the 404 and error handlers", /\.(?:notFound|onError)\(/, "routes/hono_app.ts"],
+  [
+    "OpenAI's error types",
+    /["'](?:authentication_error|permission_error|rate_limit_error|not_found_error)["']/,
+    "lib/openai/errors.ts",
+  ],
 ];
 
 /**

@@ -52,8 +52,10 @@ export const FLOORS: readonly Floor[] = [
   { folders: ["evolve"], about: "proposals, the evolution gate, auto-propose" },
   { folders: ["runs"], about: "the run service, live controls, forks and lineage" },
   {
-    folders: ["evals"],
-    about: "evaluations, versions compared, proposals measured before apply",
+    folders: ["evals", "openai"],
+    about:
+      "evaluations, versions compared, proposals measured before apply; the OpenAI-compatible " +
+      "endpoints' requests and answers over the run service",
   },
   {
     folders: ["workbench"],

@@ -1,0 +1,270 @@
+/**
+ * `POST /v1/responses` and `GET /v1/responses/{id}`: a response is a run of the served harness, and
+ * its conversation is a thread of the harness owned by the calling key (docs/control-plane.md,
+ * Threads), so a response id, `resp_<run_id>`, names a turn of a thread. A request without
+ * `previous_response_id` starts a new thread; with one, it continues that response's thread, given
+ * the thread's earlier turns as a thread's run is — from the newest response of it only (an older one
+ * would silently drop the turns after it), and only the key's own (another key's response is not
+ * found, as its thread is not). Streamed, the events are OpenAI's: `response.created` and
+ * `response.in_progress` at once, the output message and its text as one delta once the run has
+ * ended (the run's output, whole), then `response.completed` (or `.incomplete`, `.failed`).
+ *
+ * @module
+ */
+
+import { badInput, notFound } from "../errors.ts";
+import type { HarnessRef } from "../hive/harnesses.ts";
+import type { Hive } from "../hive/open.ts";
+import { getRun, type RunRow } from "../hive/runs.ts";
+import {
+  createThread,
+  deleteThread,
+  getThread,
+  type ThreadRecord,
+  threadTurns,
+  type ThreadViewer,
+} from "../hive/threads.ts";
+import type { SseFrame } from "../http/sse.ts";
+import { getTrace } from "../journal/trace.ts";
+import type { Principal } from "../keys/authenticate.ts";
+import { runTokens } from "../run_tally.ts";
+import type { RunResult } from "../run_types.ts";
+import type { Submission } from "../runs/service.ts";
+import { submitToThread, threadViewer } from "../runs/threads.ts";
+import { responseConversation } from "./messages.ts";
+import {
+  type FinishedRun,
+  responseEndEvents,
+  type ResponseFacts,
+  responseId,
+  responseObject,
+  responseRunId,
+} from "./objects.ts";
+import {
+  finished,
+  nowSeconds,
+  type OpenAiAnswer,
+  type OpenAiPlane,
+  requireModel,
+  streamError,
+} from "./plane.ts";
+import type { ResponseRequest } from "./requests.ts";
+
+/** A response's run and thread, as its viewer may see them. */
+interface Located {
+  run: RunRow;
+  thread: ThreadRecord;
+}
+
+/**
+ * Finds the run and thread of a response id: a run of this harness that is a turn of a thread the
+ * viewer may see. Anything else is the same plain 404, whose existence is not disclosed.
+ */
+function locate(
+  db: Hive,
+  harness: HarnessRef,
+  id: string,
+  viewer: ThreadViewer,
+  field?: string,
+): Located {
+  const unknown = () =>
+    notFound(`Unknown response ${JSON.stringify(id)}`, field ? { field } : { response_id: id });
+  const runId = responseRunId(id);
+  const run = runId === undefined ? undefined : getRun(db, harness, runId);
+  if (!run?.thread_id) throw unknown();
+  try {
+    return { run, thread: getThread(db, harness, run.thread_id, viewer) };
+  } catch {
+    throw unknown();
+  }
+}
+
+/** The thread a new response goes on: the previous response's, when that is its newest turn. */
+function continued(db: Hive, harness: HarnessRef, previous: string, viewer: ThreadViewer) {
+  const field = "previous_response_id";
+  const { run, thread } = locate(db, harness, previous, viewer, field);
+  const newest = threadTurns(db, thread.thread_id).at(-1);
+  if (newest && newest.run_id !== run.run_id) {
+    throw badInput(
+      `${JSON.stringify(previous)} is not the newest response of its conversation: continue from ${
+        JSON.stringify(responseId(newest.run_id))
+      }`,
+      { field },
+    );
+  }
+  return thread;
+}
+
+/**
+ * Answers a response request with a run of the harness, in a new thread of the caller's key or in
+ * the thread of `previous_response_id`.
+ *
+ * @example
+ * ```ts
+ * import type { Principal } from "../keys/authenticate.ts";
+ * import { readRequest } from "../requests.ts";
+ * import type { OpenAiPlane } from "./plane.ts";
+ * import { RESPONSE_REQUEST } from "./requests.ts";
+ *
+ * declare const plane: OpenAiPlane;
+ * declare const who: Principal;
+ * const first = await createResponse(
+ *   plane,
+ *   readRequest(RESPONSE_REQUEST, { model: plane.harness.id, input: "My order is 42." }),
+ *   who,
+ * );
+ * if (!first.stream) {
+ *   const id = (first.body as { id: string }).id; // "resp_run_…"
+ *   await createResponse(plane, readRequest(RESPONSE_REQUEST, {
+ *     model: plane.harness.id,
+ *     input: "Where is it?",
+ *     previous_response_id: id,
+ *   }), who);
+ * }
+ * ```
+ * @param plane The served harness, its run service and the hive.
+ * @param request The request, read by its schema.
+ * @param who The caller: the new thread's owner, the run's `startedBy`.
+ * @returns The response, or its events.
+ * @throws `not_found` for another model or an unknown previous response; `bad_input` for an input
+ *   a run cannot take or a previous response that is not the newest of its thread; `conflict` while
+ *   the thread has a run going; the run service's errors (`over_capacity` when the queue is full).
+ */
+export async function createResponse(
+  plane: OpenAiPlane,
+  request: ResponseRequest,
+  who: Principal,
+): Promise<OpenAiAnswer> {
+  const { db, harness } = plane;
+  requireModel(request.model, harness);
+  const conversation = responseConversation(request.input, request.instructions);
+  const viewer = threadViewer(who);
+  const previous = request.previous_response_id ?? null;
+  const thread = previous === null
+    ? createThread(db, harness, who.key_id, request.metadata ?? {})
+    : continued(db, harness, previous, viewer);
+  const created_at = nowSeconds();
+  let submission: Submission;
+  try {
+    const sent = await submitToThread(
+      db,
+      plane.runs,
+      plane.target,
+      harness,
+      thread.thread_id,
+      { input: conversation.input },
+      {
+        viewer,
+        startedBy: who.key_id,
+        history: conversation.history,
+        ...(conversation.instructions ? { callerInstructions: conversation.instructions } : {}),
+      },
+    );
+    if (sent.kind !== "run") throw new Error("unreachable: a refused busy thread never steers");
+    submission = sent.submission;
+  } catch (err) {
+    // A conversation whose first response never started leaves no thread behind.
+    if (previous === null) deleteThread(db, harness, thread.thread_id, null);
+    throw err;
+  }
+  const facts = (run: FinishedRun | null): ResponseFacts => ({
+    run_id: submission.run_id,
+    thread_id: thread.thread_id,
+    model: harness.id,
+    created_at,
+    instructions: conversation.instructions ?? null,
+    previous_response_id: previous,
+    metadata: thread.metadata,
+    run,
+  });
+  if (!request.stream) {
+    return { stream: false, body: responseObject(facts(await finished(submission))) };
+  }
+  return { stream: true, frames: responseEvents(submission, facts) };
+}
+
+/** The events of a streamed response (see the module's documentation), numbered in order. */
+async function* responseEvents(
+  submission: Submission,
+  facts: (run: FinishedRun | null) => ResponseFacts,
+): AsyncGenerator<SseFrame> {
+  let sequence = 0;
+  const frame = (e: { type: string; [k: string]: unknown }): SseFrame => ({
+    event: e.type,
+    data: { ...e, sequence_number: sequence++ },
+  });
+  const pending = responseObject(facts(null));
+  yield frame({ type: "response.created", response: pending });
+  yield frame({ type: "response.in_progress", response: pending });
+  let run: FinishedRun;
+  try {
+    run = await finished(submission);
+  } catch (err) {
+    yield streamError(err, sequence);
+    return;
+  }
+  for (const e of responseEndEvents(responseObject(facts(run)))) yield frame(e);
+}
+
+/** A finished run's result from its journal, or from its row and turn when `run_finished` is missing. */
+function resultOf(
+  events: readonly { type: string; payload: Record<string, unknown> }[],
+  run: RunRow,
+  output: string | null,
+): RunResult {
+  const last = events.findLast((e) => e.type === "run_finished");
+  if (last) return last.payload as unknown as RunResult;
+  const status = run.status === "running" ? "error" : run.status;
+  return {
+    run_id: run.run_id,
+    harness_id: run.harness_id,
+    status,
+    output: output ?? "",
+    cost_usd: run.cost_usd,
+    turns: run.turns,
+    started_at: run.started_at,
+    ended_at: run.ended_at ?? run.started_at,
+    duration_ms: run.duration_ms ?? 0,
+    spec_version: run.spec_version,
+    failure_signature: run.failure_signature,
+    ...(run.reason ? { error: { reason: run.reason, message: run.error ?? run.reason } } : {}),
+  };
+}
+
+/**
+ * `GET /v1/responses/{id}`: a response as it stands — in progress while its run goes on, else
+ * finished — read from the hive and the run's journal (its output, tokens and the caller's
+ * instructions).
+ *
+ * @param plane The served harness and the hive.
+ * @param id The response id.
+ * @param who The caller (a key sees its own conversations; a `*` token every one).
+ * @returns The response object.
+ * @throws `not_found` for an unknown response, or another key's.
+ */
+export async function retrieveResponse(
+  plane: Pick<OpenAiPlane, "db" | "harness">,
+  id: string,
+  who: Principal,
+): Promise<ReturnType<typeof responseObject>> {
+  const { db, harness } = plane;
+  const { run, thread } = locate(db, harness, id, threadViewer(who));
+  const { events } = await getTrace(db, harness, run.run_id);
+  const turns = threadTurns(db, thread.thread_id);
+  const at = turns.findIndex((t) => t.run_id === run.run_id);
+  const before = at > 0 ? turns[at - 1] : undefined;
+  const instructions = events.find((e) => e.type === "run_started")?.payload.caller_instructions;
+  return responseObject({
+    run_id: run.run_id,
+    thread_id: thread.thread_id,
+    model: harness.id,
+    created_at: Math.floor(Date.parse(run.started_at) / 1000),
+    instructions: typeof instructions === "string" ? instructions : null,
+    previous_response_id: before ? responseId(before.run_id) : null,
+    metadata: thread.metadata,
+    run: run.status === "running" ? null : {
+      result: resultOf(events, run, turns[at]?.output ?? null),
+      tokens: runTokens(events),
+    },
+  });
+}
