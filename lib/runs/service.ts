@@ -3,7 +3,7 @@
  * from a request its face has read with the run schema (spec snapshot, input, trust: the gate's proof
  * or the trust store, never a caller's word), its id is allocated, it is admitted (the capacity gate,
  * when the shell has one), launched when a slot is free, and followed by the after-run work
- * (automatic proposals) — and every shell only translates: the control plane, the workbench API, the
+ * (automatic proposals, the OpenTelemetry export) — and every shell only translates: the control plane, the workbench API, the
  * CLI's `run` and `serve`, MCP, the copilot.
  *
  * @module
@@ -25,6 +25,10 @@ import type { Delegator } from "../runner/delegation.ts";
 import type { RunGate } from "./capacity.ts";
 import { createApprovalGate, DEFAULT_MAX_WAITING_RUNS, type Slot } from "./approvals.ts";
 import { openHive } from "../hive/open.ts";
+import { flushTraces, queueRunTrace } from "../otel/export_queue.ts";
+
+/** How long closing waits for the finished runs' traces to be exported, at most. */
+const CLOSE_FLUSH_MS = 2000;
 
 /** A shell's run service. */
 export interface RunService {
@@ -201,6 +205,9 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             if (submitOptions.evaluation?.live !== false) {
               run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
             }
+            // After-run work: the run's trace, read from its journal once the run has reported its
+            // result, queued for export when the process exports (docs/runs.md, Observability).
+            run.result.then(() => queueRunTrace(run.run_id), () => {});
             return run;
           } catch (err) {
             slot.release();
@@ -240,6 +247,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       shutdown.abort(new Error("The service is shutting down"));
       // Runs started during the grace period too: each ends (stopped) with its journal closed.
       await Promise.allSettled([...runs, ...mine.values()].map((r) => r.result));
+      // Their traces get a moment to leave, never more.
+      await flushTraces(CLOSE_FLUSH_MS);
     },
   };
   return service;
