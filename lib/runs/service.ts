@@ -116,6 +116,16 @@ function slotOf(admitted: () => void, gate: RunGate | undefined): Slot & { relea
 }
 
 /**
+ * The after-run work of a run, in the background once it has reported its result: an automatic
+ * proposal when a failure recurs (eval runs that do not count as live never feed the evolver), and
+ * the run's trace queued for export when the process exports (docs/runs.md, Observability).
+ */
+function afterRun(run: RunHandle, loaded: PreparedRun["loaded"], live: boolean): void {
+  if (live) run.result.then((r) => maybeAutoPropose(loaded, r));
+  run.result.then(() => queueRunTrace(run.run_id), () => {});
+}
+
+/**
  * Creates a shell's run service.
  *
  * @example
@@ -200,14 +210,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             });
             host?.add(ended);
             ended.finally(slot.release);
-            // After-run work: an automatic proposal when a failure recurs (in the background).
-            // Eval runs that do not count as live never feed the evolver.
-            if (submitOptions.evaluation?.live !== false) {
-              run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
-            }
-            // After-run work: the run's trace, read from its journal once the run has reported its
-            // result, queued for export when the process exports (docs/runs.md, Observability).
-            run.result.then(() => queueRunTrace(run.run_id), () => {});
+            afterRun(run, prepared.loaded, submitOptions.evaluation?.live !== false);
             return run;
           } catch (err) {
             slot.release();
