@@ -78,20 +78,37 @@ async function exportCost(runId: string, label: string): Promise<void> {
   }
 }
 
-/** A receiver that takes any OTLP request and answers 200 (the collector's part, not measured). */
-function liveReceiver(): { url: string; received: () => number } & AsyncDisposable {
-  let received = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    await req.arrayBuffer();
-    received++;
-    return new Response(new Uint8Array(), {
-      headers: { "content-type": "application/x-protobuf" },
-    });
-  });
+/** The stand-in collector (bench/servers/otlp_sink.ts) in a process of its own. */
+async function startSink(): Promise<{ url: string; stop: () => Promise<number> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      new URL("./servers/otlp_sink.ts", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    out += value;
+  }
   return {
-    url: `http://127.0.0.1:${server.addr.port}`,
-    received: () => received,
-    [Symbol.asyncDispose]: () => server.shutdown(),
+    url: `http://127.0.0.1:${out.trim()}`,
+    async stop() {
+      await child.stdin.close();
+      while (true) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        out += value;
+      }
+      await child.status;
+      return Number(out.trim().split("\n").at(-1));
+    },
   };
 }
 
@@ -104,10 +121,10 @@ function closedPort(): string {
 
 /** A run's duration with the export live, dead and off, in interleaved rounds. */
 async function runDurations(dir: string): Promise<void> {
-  await using receiver = liveReceiver();
+  const sink = await startSink();
   const modes: Record<string, Record<string, string>> = {
     unconfigured: {},
-    "live receiver": { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    "live receiver": { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
     "dead endpoint": {
       OTEL_EXPORTER_OTLP_ENDPOINT: closedPort(),
       OTEL_EXPORTER_OTLP_TIMEOUT: "2000",
@@ -133,11 +150,11 @@ async function runDurations(dir: string): Promise<void> {
       "vs unconfigured": `${fmt(median(xs) / base)}x`,
     });
   }
-  report("export to the live receiver / dead endpoint", {
-    received: String(receiver.received()),
+  await runs.close(0);
+  report("traces: requests to the live receiver, runs dropped (dead)", {
+    requests: String(await sink.stop()),
     dropped: String(otelDropped()),
   });
-  await runs.close(0);
 }
 
 /** Runs the benchmark. */

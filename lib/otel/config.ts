@@ -29,7 +29,23 @@ export interface OtlpConfig {
   serviceName: string;
   /** Message content on the spans (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`). */
   captureContent: boolean;
+  /**
+   * The variables the OpenTelemetry exporter reads itself, as they were when these settings were
+   * read (an exporter is made once per distinct set of settings).
+   */
+  exporterEnv: Record<string, string>;
 }
+
+/** The `OTEL_EXPORTER_OTLP_*` variables the exporter reads (each also with `TRACES_`). */
+const EXPORTER_VARIABLES = [
+  "ENDPOINT",
+  "HEADERS",
+  "TIMEOUT",
+  "COMPRESSION",
+  "CERTIFICATE",
+  "CLIENT_KEY",
+  "CLIENT_CERTIFICATE",
+].flatMap((v) => [`OTEL_EXPORTER_OTLP_${v}`, `OTEL_EXPORTER_OTLP_TRACES_${v}`]);
 
 /** Reads one environment variable (the process's by default). */
 export type EnvReader = (name: string) => string | undefined;
@@ -64,6 +80,12 @@ function settings(env: EnvReader): Omit<OtlpConfig, "url"> {
     serviceName: read(env, "OTEL_SERVICE_NAME") ?? "framework",
     captureContent:
       read(env, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")?.toLowerCase() === "true",
+    exporterEnv: Object.fromEntries(
+      EXPORTER_VARIABLES.flatMap((name) => {
+        const value = env(name);
+        return value === undefined ? [] : [[name, value]];
+      }),
+    ),
   };
 }
 

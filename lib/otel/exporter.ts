@@ -39,8 +39,15 @@ export function exportResource(config: OtlpConfig): Resource {
   }).merge(detectResources({ detectors: [envDetector] }));
 }
 
-function exporterFor(config: OtlpConfig): SpanExporter {
-  const key = `${config.protocol} ${config.url ?? ""}`;
+/**
+ * The exporter of these settings, made on first use: it reads the standard variables it needs then,
+ * so settings read from the environment make theirs at once (see `export_queue.ts`).
+ *
+ * @param config The settings.
+ * @returns The exporter.
+ */
+export function exporterFor(config: OtlpConfig): SpanExporter {
+  const key = JSON.stringify([config.protocol, config.url ?? null, config.exporterEnv]);
   let exporter = exporters.get(key);
   if (!exporter) {
     const options = config.url ? { url: config.url } : {};
