@@ -15,7 +15,8 @@ import { parseJournal } from "../../lib/journal/verify.ts";
 import { type EnvReader, otlpConfigFor } from "../../lib/otel/config.ts";
 import { exportRunTrace } from "../../lib/otel/export_run.ts";
 import { spanIdOf, traceIdOf } from "../../lib/otel/ids.ts";
-import { startRun } from "../../lib/runs/service.ts";
+import { forkRun, resumeFork } from "../../lib/runs/forks.ts";
+import { createRunService, startRun } from "../../lib/runs/service.ts";
 import { trustFolder } from "../../lib/trust/store.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp_receiver.ts";
@@ -276,4 +277,52 @@ Deno.test("exportRunTrace(): a delegated run is its own trace, linked both ways 
   }]);
   // Only the lead's own run is in error when a hand-off fails; here nothing is.
   for (const s of spans) assert.notEqual(s.status.code, STATUS_ERROR, s.name);
+});
+
+Deno.test("exportRunTrace(): a resumed fork links to its parent's model call it re-entered at", async () => {
+  await using _home = await tempHome();
+  await using root = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const parentDir = await writeHarness(root.path, "origin", {
+    model: scripted([
+      { tool_calls: [{ name: "file_read", arguments: { path: "workspace/n.txt" } }] },
+      { text: "origin done" },
+    ]),
+    tools: [{ builtin: "file_read" }],
+  }, { "workspace/n.txt": "hi" });
+  await trustFolder(parentDir);
+  const parent = await startRun(parentDir, { input: "read it" });
+  assert.equal((await parent.result).status, "success");
+  const parentEvents = await journal(parent.trace_path);
+  const at = parentEvents.filter((e) => e.type === "model_call")[1]!;
+  const db = openHive();
+  const fork = await forkRun(db, parent.run_id, {
+    at: at.seq,
+    name: "branch",
+    model: { provider: "scripted", name: "fork-script", replies: [{ text: "the fork answers" }] },
+  }, "test");
+  const runs = createRunService();
+  const resumed = await (await resumeFork(db, runs, fork.harness.root_path)).result;
+  assert.equal(resumed.status, "success", JSON.stringify(resumed.error));
+  await runs.close();
+  const config = otlpConfigFor(receiver.url, NO_ENV);
+  await exportRunTrace(db, null, parent.run_id, config);
+  await exportRunTrace(db, null, resumed.run_id, config);
+  const spans = await receiver.waitFor((s) => s.length === 6);
+  const forkSpans = spans.filter((s) => s.traceId === traceIdOf(resumed.run_id));
+  // The replayed prefix executed nothing: only the fork's own model call is a span.
+  assert.deepEqual(forkSpans.map((s) => s.name).sort(), [
+    "chat fork-script",
+    "invoke_agent branch",
+  ]);
+  const forkRoot = forkSpans.find((s) => s.parentSpanId === "")!;
+  const reentered = spans.find((s) =>
+    s.traceId === traceIdOf(parent.run_id) && s.startTimeUnixNano === ns(at.ts) &&
+    s.name === "chat test-script"
+  )!;
+  assert.deepEqual(forkRoot.links, [{
+    traceId: reentered.traceId,
+    spanId: reentered.spanId,
+    attributes: { "framework.link.type": "fork", "framework.run.id": parent.run_id },
+  }]);
 });
