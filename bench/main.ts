@@ -25,6 +25,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   mcp: () => import("./mcp_bench.ts"),
   peers: () => import("./peers_bench.ts"),
   cli: () => import("./cli_bench.ts"),
+  otel: () => import("./otel_bench.ts"),
 };
 
 const wanted = Deno.args.length

@@ -14,6 +14,8 @@ import { listRuns } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
 import { describeEvent } from "../../lib/journal/describe.ts";
 import { findRun, getTrace, readJournalBytes, verifyTrace } from "../../lib/journal/trace.ts";
+import { otlpConfigFor } from "../../lib/otel/config.ts";
+import { exportRunTrace } from "../../lib/otel/export_run.ts";
 import type { Integrity } from "../../lib/journal/verify.ts";
 import { RUN_STATUSES, type RunResult } from "../../lib/run_types.ts";
 import { harnessIdOf } from "../../lib/harness_spec/harness_id.ts";
@@ -280,10 +282,20 @@ function registerTrace(program: Command): void {
     .option("--last", "the newest run of the --harness folder")
     .option("--verify", "check the hash chain (exit 2 when broken)")
     .option("--export <file>", "write the journal bytes verbatim to a file (- for stdout)")
+    .option(
+      "--otlp [endpoint]",
+      "export the finished run as an OpenTelemetry trace to this OTLP base URL (/v1/traces is appended; without one, OTEL_EXPORTER_OTLP_ENDPOINT)",
+    )
     .option("--json", "print the ok-wrapped JSON result")
     .action((
       given: string | undefined,
-      o: GlobalOptions & { harness?: string; verify?: boolean; export?: string; last?: boolean },
+      o: GlobalOptions & {
+        harness?: string;
+        verify?: boolean;
+        export?: string;
+        last?: boolean;
+        otlp?: string | boolean;
+      },
     ) =>
       runVerb(o, async () => {
         const harnessId = o.harness ? await harnessIdOf(o.harness) : null;
@@ -300,6 +312,19 @@ function registerTrace(program: Command): void {
             throw notFound(`The harness ${JSON.stringify(harnessId.id)} has no runs yet`);
           }
           runId = newest.run_id;
+        }
+        if (o.otlp !== undefined && o.otlp !== false) {
+          if (o.export !== undefined || o.verify) {
+            throw badInput("Give one of --otlp, --export and --verify");
+          }
+          const config = otlpConfigFor(typeof o.otlp === "string" ? o.otlp : undefined);
+          const sent = await exportRunTrace(db, harnessId, runId, config);
+          return {
+            data: sent,
+            text: `Exported ${sent.run_id} as trace ${sent.trace_id} (${sent.spans} spans) to ${
+              sent.endpoint ?? "the OTEL_EXPORTER_OTLP_* endpoint"
+            }`,
+          };
         }
         if (o.export !== undefined) {
           const bytes = await readJournalBytes(findRun(db, harnessId, runId));

@@ -2,7 +2,8 @@
  * The control plane's `/health` answer as a snapshot: built from the spec and the evolved counter,
  * serialized once, and answered as is until something it shows may have changed. A change to
  * `harness.yaml` (watched, see `harness_spec/watch.ts`) or a proposal applied in this process rebuilds it
- * on the next request; anything else another process wrote is picked up within {@link MAX_AGE_MS}.
+ * on the next request, and so does a trace this process could not export (`otel_dropped`); anything
+ * else another process wrote is picked up within {@link MAX_AGE_MS}.
  * So a request does no file or SQL work in the common case, and `/health` stays cheap under load.
  *
  * @module
@@ -14,6 +15,7 @@ import { evolvedCount, proposalsAppliedInProcess } from "../hive/proposals.ts";
 import { harnessRef } from "../harness_spec/load.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
 import { watchSpec } from "../harness_spec/watch.ts";
+import { otelDropped } from "../otel/export_queue.ts";
 
 /** The longest a snapshot is answered without looking at the spec file and the hive again. */
 export const MAX_AGE_MS = 1000;
@@ -44,12 +46,13 @@ export interface HealthSnapshot {
 export function healthSnapshot(harnessDir: string): HealthSnapshot {
   const watch = watchSpec(harnessDir);
   let current:
-    | { json: string; specGeneration: number; applied: number; builtAt: number }
+    | { json: string; specGeneration: number; applied: number; dropped: number; builtAt: number }
     | undefined;
   let building: { promise: Promise<string>; specGeneration: number; applied: number } | undefined;
   const build = async () => {
     const specGeneration = watch.generation();
     const applied = proposalsAppliedInProcess();
+    const dropped = otelDropped();
     const builtAt = performance.now();
     const loaded = await loadSpecCached(harnessDir);
     const json = JSON.stringify(okEnvelope({
@@ -57,8 +60,9 @@ export function healthSnapshot(harnessDir: string): HealthSnapshot {
       name: loaded.spec.name ?? loaded.spec.id,
       spec_version: loaded.version,
       evolved: evolvedCount(openHive(), harnessRef(loaded)),
+      otel_dropped: dropped,
     }));
-    current = { json, specGeneration, applied, builtAt };
+    current = { json, specGeneration, applied, dropped, builtAt };
     return json;
   };
   return {
@@ -66,7 +70,7 @@ export function healthSnapshot(harnessDir: string): HealthSnapshot {
       const c = current;
       if (
         c && c.specGeneration === watch.generation() && c.applied === proposalsAppliedInProcess() &&
-        performance.now() - c.builtAt < MAX_AGE_MS
+        c.dropped === otelDropped() && performance.now() - c.builtAt < MAX_AGE_MS
       ) {
         return c.json;
       }

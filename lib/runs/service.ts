@@ -3,7 +3,7 @@
  * from a request its face has read with the run schema (spec snapshot, input, trust: the gate's proof
  * or the trust store, never a caller's word), its id is allocated, it is admitted (the capacity gate,
  * when the shell has one), launched when a slot is free, and followed by the after-run work
- * (automatic proposals) — and every shell only translates: the control plane, the workbench API, the
+ * (automatic proposals, the OpenTelemetry export) — and every shell only translates: the control plane, the workbench API, the
  * CLI's `run` and `serve`, MCP, the copilot.
  *
  * @module
@@ -25,6 +25,10 @@ import type { Delegator } from "../runner/delegation.ts";
 import type { RunGate } from "./capacity.ts";
 import { createApprovalGate, DEFAULT_MAX_WAITING_RUNS, type Slot } from "./approvals.ts";
 import { openHive } from "../hive/open.ts";
+import { flushTraces, queueRunTrace } from "../otel/export_queue.ts";
+
+/** How long closing waits for the finished runs' traces to be exported, at most. */
+const CLOSE_FLUSH_MS = 2000;
 
 /** A shell's run service. */
 export interface RunService {
@@ -112,6 +116,16 @@ function slotOf(admitted: () => void, gate: RunGate | undefined): Slot & { relea
 }
 
 /**
+ * The after-run work of a run, in the background once it has reported its result: an automatic
+ * proposal when a failure recurs (eval runs that do not count as live never feed the evolver), and
+ * the run's trace queued for export when the process exports (docs/runs.md, Observability).
+ */
+function afterRun(run: RunHandle, loaded: PreparedRun["loaded"], live: boolean): void {
+  if (live) run.result.then((r) => maybeAutoPropose(loaded, r));
+  run.result.then(() => queueRunTrace(run.run_id), () => {});
+}
+
+/**
  * Creates a shell's run service.
  *
  * @example
@@ -196,11 +210,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             });
             host?.add(ended);
             ended.finally(slot.release);
-            // After-run work: an automatic proposal when a failure recurs (in the background).
-            // Eval runs that do not count as live never feed the evolver.
-            if (submitOptions.evaluation?.live !== false) {
-              run.result.then((r) => maybeAutoPropose(prepared.loaded, r));
-            }
+            afterRun(run, prepared.loaded, submitOptions.evaluation?.live !== false);
             return run;
           } catch (err) {
             slot.release();
@@ -240,6 +250,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       shutdown.abort(new Error("The service is shutting down"));
       // Runs started during the grace period too: each ends (stopped) with its journal closed.
       await Promise.allSettled([...runs, ...mine.values()].map((r) => r.result));
+      // Their traces get a moment to leave, never more.
+      await flushTraces(CLOSE_FLUSH_MS);
     },
   };
   return service;

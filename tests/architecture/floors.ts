@@ -40,9 +40,10 @@ export const FLOORS: readonly Floor[] = [
   },
   { folders: ["journal"], about: "hash-chained traces, their verification and description" },
   {
-    folders: ["tools", "construct", "interface", "package"],
+    folders: ["tools", "construct", "interface", "package", "otel"],
     about: "built-in tools, the code sandbox; set/add/remove/init/replace spec; a harness's " +
-      "page (`framework generate`); packages (`framework package`)",
+      "page (`framework generate`); packages (`framework package`); finished journals " +
+      "exported as OpenTelemetry traces",
   },
   {
     folders: ["validate"],

@@ -436,15 +436,25 @@ Deno.test("construction over HTTP: 400 for bad values, 403 for frozen roots, /ad
 
   let version = "";
 
-  await t.step("GET /health needs no token: {id, name, spec_version, evolved}", async () => {
-    const h = ok(await call(server, "GET", "/health"));
-    assert.deepEqual(Object.keys(h).sort(), ["evolved", "id", "name", "spec_version"]);
-    assert.equal(h.id, "builder");
-    assert.equal(h.name, "Builder");
-    assert.match(h.spec_version, HEX64);
-    assert.equal(h.evolved, 0);
-    version = h.spec_version;
-  });
+  await t.step(
+    "GET /health needs no token: {id, name, spec_version, evolved, otel_dropped}",
+    async () => {
+      const h = ok(await call(server, "GET", "/health"));
+      assert.deepEqual(Object.keys(h).sort(), [
+        "evolved",
+        "id",
+        "name",
+        "otel_dropped",
+        "spec_version",
+      ]);
+      assert.equal(h.otel_dropped, 0);
+      assert.equal(h.id, "builder");
+      assert.equal(h.name, "Builder");
+      assert.match(h.spec_version, HEX64);
+      assert.equal(h.evolved, 0);
+      version = h.spec_version;
+    },
+  );
 
   await t.step("POST /validate: 200 {valid: true, issues: [...]}", async () => {
     const v = ok(await call(server, "POST", "/validate", { token }));
