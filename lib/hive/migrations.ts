@@ -453,4 +453,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_harness ON approvals(harness_id, harness_dir, status, approval_id);
   CREATE INDEX approvals_run ON approvals(run_id);
   `,
+  // 15: spec versions by harness id alone, newest first: a process compares its folder's version with
+  // the newest any folder of its id recorded (\`spec_drift\` in \`/health\`, docs/deploy.md).
+  `
+  CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);
+  `,
 ];

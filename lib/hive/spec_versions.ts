@@ -36,9 +36,10 @@ export function recordSpecVersion(
   const created_at = new Date().toISOString();
   const res = statement(
     db,
-    "INSERT INTO spec_versions (harness_id, harness_dir, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(v.harness_id, v.harness_dir, v.version, v.yaml, v.source, created_at);
-  return { seq: Number(res.lastInsertRowid), ...v, created_at };
+    `INSERT INTO spec_versions (harness_id, harness_dir, version, yaml, source, created_at)
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+  ).get(v.harness_id, v.harness_dir, v.version, v.yaml, v.source, created_at) as { seq: number };
+  return { seq: Number(res.seq), ...v, created_at };
 }
 
 /**
