@@ -19,6 +19,8 @@ export interface TestCluster extends AsyncDisposable {
   stop(): Promise<void>;
   /** Starts it again on the same port after {@link TestCluster.stop}. */
   start(): Promise<void>;
+  /** Stops it at once and removes its files, synchronously (for an `unload` handler). */
+  removeSync(): void;
 }
 
 /**
@@ -150,6 +152,20 @@ export async function startTestCluster(): Promise<TestCluster> {
       if (running) return;
       await ctl("start");
       running = true;
+    },
+    removeSync() {
+      if (running) {
+        const [command, args] = isRoot
+          ? ["runuser", ["-u", "postgres", "--", `${bin}/pg_ctl`]]
+          : [`${bin}/pg_ctl`, []];
+        new Deno.Command(command, {
+          args: [...args, "-D", data, "-m", "immediate", "-w", "stop"],
+          stdout: "null",
+          stderr: "null",
+        }).outputSync();
+        running = false;
+      }
+      Deno.removeSync(root, { recursive: true });
     },
     async [Symbol.asyncDispose]() {
       if (running) await ctl("stop").catch(() => {});
