@@ -17,6 +17,8 @@ export interface JournalWriter {
   path: string;
   /** Appends an event and returns it as written (redacted, hashed). */
   append(type: string, payload: Record<string, unknown>): JournalEvent;
+  /** Whether the copy of its lines (a PostgreSQL hive's) failed: the lines after it are the file's only. */
+  copyFailed(): boolean;
   /** The hash of the last event (64 zeros when empty). */
   head(): string;
   /** How many events were written. */
@@ -62,9 +64,16 @@ function openNew(path: string): Deno.FsFile {
  * ```
  * @param path The file to create.
  * @param redact `logging.redact`.
+ * @param copy Called with each line (without its newline) after the file has it: a PostgreSQL hive
+ *   keeps a copy. Its first failure is thrown from `append` (the run ends `hive_unavailable`); later
+ *   lines go to the file only.
  * @returns The writer.
  */
-export function createJournal(path: string, redact?: RedactConfig): JournalWriter {
+export function createJournal(
+  path: string,
+  redact?: RedactConfig,
+  copy?: (seq: number, line: string) => void,
+): JournalWriter {
   const file = openNew(path);
   const redaction = compileRedaction(redact);
   const encoder = new TextEncoder();
@@ -72,6 +81,7 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
   let seq = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
+  let copyError: unknown;
   return {
     path,
     append(type, payload) {
@@ -89,9 +99,19 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
       prev = event.hash;
+      if (copy && copyError === undefined) {
+        try {
+          copy(seq, new TextDecoder().decode(bytes.subarray(0, bytes.length - 1)));
+        } catch (err) {
+          // The file has the line; the copy stops here (the caller copies the file again later).
+          copyError = err;
+          throw err;
+        }
+      }
       return event;
     },
     head: () => prev,
+    copyFailed: () => copyError !== undefined,
     count: () => seq,
     close() {
       closed = true;
