@@ -8,6 +8,8 @@
  * @module
  */
 
+import { findPostgres } from "../../scripts/test_prepare.ts";
+
 /** A running throwaway cluster. */
 export interface TestCluster extends AsyncDisposable {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
@@ -24,28 +26,13 @@ export interface TestCluster extends AsyncDisposable {
 }
 
 /**
- * The folder of Debian's PostgreSQL server binaries (`/usr/lib/postgresql/<newest>/bin`), or
- * `$FRAMEWORK_PG_BIN`.
+ * The folder of PostgreSQL's server programs (scripts/test_prepare.ts finds it the same way it checks
+ * for it): `$FRAMEWORK_PG_BIN`, else Debian's newest `/usr/lib/postgresql/<n>/bin`.
  *
  * @returns The folder, or undefined when PostgreSQL is not installed.
  */
 export function postgresBinDir(): string | undefined {
-  const chosen = Deno.env.get("FRAMEWORK_PG_BIN");
-  if (chosen) return chosen;
-  try {
-    const versions = [...Deno.readDirSync("/usr/lib/postgresql")]
-      .filter((e) => e.isDirectory && /^\d+$/.test(e.name))
-      .map((e) => Number(e.name))
-      .sort((a, b) => b - a);
-    for (const v of versions) {
-      const bin = `/usr/lib/postgresql/${v}/bin`;
-      try {
-        Deno.statSync(`${bin}/initdb`);
-        return bin;
-      } catch { /* next */ }
-    }
-  } catch { /* none */ }
-  return undefined;
+  return findPostgres(Deno.env);
 }
 
 function freePort(): number {
