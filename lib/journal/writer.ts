@@ -65,8 +65,8 @@ function openNew(path: string): Deno.FsFile {
  * @param path The file to create.
  * @param redact `logging.redact`.
  * @param copy Called with each line (without its newline) after the file has it: a PostgreSQL hive
- *   keeps a copy. Its first failure is thrown from `append` (the run ends `hive_unavailable`); later
- *   lines go to the file only.
+ *   keeps a copy. After its first failure (`copyFailed()`) the lines go to the file only; `append`
+ *   never throws for it, so the run goes on to its end.
  * @returns The writer.
  */
 export function createJournal(
@@ -103,9 +103,9 @@ export function createJournal(
         try {
           copy(seq, new TextDecoder().decode(bytes.subarray(0, bytes.length - 1)));
         } catch (err) {
-          // The file has the line; the copy stops here (the caller copies the file again later).
+          // The file has the line; the copy stops here (the caller copies the file again later and
+          // reports the run as one that lost its hive).
           copyError = err;
-          throw err;
         }
       }
       return event;

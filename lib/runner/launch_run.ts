@@ -91,9 +91,12 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     // is reported finished once both are done.
     const durable = journal.close();
     const head = { head_hash: journal.head(), events: journal.count() };
-    let reported = r;
+    // A run whose journal could not be copied to the hive is reported as one that lost it.
+    let reported = journal.copyFailed()
+      ? lostHive(r, "the hive's database was lost while the run wrote its journal")
+      : r;
     try {
-      finishRun(openHive(), r, head);
+      finishRun(openHive(), reported, head);
     } catch (err) {
       if (!isHiveUnavailable(err)) {
         console.error(
@@ -102,7 +105,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
       } else {
         // Never report an end the hive does not hold: the run is told as lost, and recorded so
         // once the database is back.
-        reported = lostHive(r, (err as Error).message);
+        reported = lostHive(reported, (err as Error).message);
         const end = reported;
         retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), end, head));
       }
