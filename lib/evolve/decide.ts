@@ -60,6 +60,47 @@ function notOpen(p: Proposal): FrameworkError {
 }
 
 /**
+ * Checks what a request asks to apply of a proposal.
+ *
+ * @throws FrameworkError `bad_input` for a malformed choice, an unknown or decided code change, or
+ * nothing to apply.
+ */
+function checkChoice(
+  proposal: Proposal,
+  choice: ApplyChoice,
+): { approve: string[]; applyYaml: boolean } {
+  const id = proposal.id;
+  const approve = choice.approve_code ?? [];
+  if (!Array.isArray(approve) || approve.some((x) => typeof x !== "string")) {
+    throw badInput("approve_code must be a list of change ids");
+  }
+  if (choice.apply_yaml !== undefined && typeof choice.apply_yaml !== "boolean") {
+    throw badInput("apply_yaml must be true or false");
+  }
+  const applyYaml = choice.apply_yaml === true &&
+    proposal.yaml_changes.some((c) => c.status === "pending");
+  for (const cid of approve) {
+    const change = proposal.code_changes.find((c) => c.id === cid);
+    if (!change) {
+      throw badInput(`Proposal ${id} has no code change ${JSON.stringify(cid)}`, { change: cid });
+    }
+    if (change.status !== "pending") {
+      throw badInput(
+        `Code change ${cid} is ${change.status}; only a pending change can be approved`,
+        { change: cid },
+      );
+    }
+  }
+  if (!applyYaml && approve.length === 0) {
+    throw badInput(
+      "Nothing to apply: pass apply_yaml: true (YAML changes) and/or approve_code with code change ids",
+    );
+  }
+
+  return { approve, applyYaml };
+}
+
+/**
  * The answer to a request that lost the race for a proposal: 409, saying what it is now.
  */
 function taken(db: Hive, harness: HarnessRef, p: Proposal): FrameworkError {
@@ -128,33 +169,7 @@ export async function applyProposal(
   const db = openHive();
   const proposal = getProposal(db, harnessRef(loaded), id);
   if (!isOpen(proposal)) throw notOpen(proposal);
-  const approve = choice.approve_code ?? [];
-  if (!Array.isArray(approve) || approve.some((x) => typeof x !== "string")) {
-    throw badInput("approve_code must be a list of change ids");
-  }
-  if (choice.apply_yaml !== undefined && typeof choice.apply_yaml !== "boolean") {
-    throw badInput("apply_yaml must be true or false");
-  }
-  const applyYaml = choice.apply_yaml === true &&
-    proposal.yaml_changes.some((c) => c.status === "pending");
-  for (const cid of approve) {
-    const change = proposal.code_changes.find((c) => c.id === cid);
-    if (!change) {
-      throw badInput(`Proposal ${id} has no code change ${JSON.stringify(cid)}`, { change: cid });
-    }
-    if (change.status !== "pending") {
-      throw badInput(
-        `Code change ${cid} is ${change.status}; only a pending change can be approved`,
-        { change: cid },
-      );
-    }
-  }
-  if (!applyYaml && approve.length === 0) {
-    throw badInput(
-      "Nothing to apply: pass apply_yaml: true (YAML changes) and/or approve_code with code change ids",
-    );
-  }
-
+  const { approve, applyYaml } = checkChoice(proposal, choice);
   // One decision at a time, however many requests and processes race for it.
   const ref = harnessRef(loaded);
   if (!claimProposal(db, ref, id)) throw taken(db, ref, proposal);

@@ -7,6 +7,7 @@
  */
 
 import type { PgConnection } from "./connection.ts";
+import { inTransaction } from "../sqlite/database.ts";
 
 /**
  * Applies pending migrations in one transaction.
@@ -16,8 +17,7 @@ import type { PgConnection } from "./connection.ts";
  * @returns The schema version after migrating.
  */
 export function migratePostgres(db: PgConnection, migrations: readonly string[]): number {
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  return inTransaction(db, () => {
     db.exec("CREATE TABLE IF NOT EXISTS hive_schema (version INTEGER NOT NULL)");
     let version = Number(db.query("SELECT version FROM hive_schema").rows[0]?.version ?? -1);
     if (version < 0) {
@@ -30,12 +30,6 @@ export function migratePostgres(db: PgConnection, migrations: readonly string[])
       db.query("UPDATE hive_schema SET version = $1", [i + 1]);
       version = i + 1;
     }
-    db.exec("COMMIT");
     return version;
-  } catch (err) {
-    try {
-      db.exec("ROLLBACK");
-    } catch { /* the connection is gone: so is the transaction */ }
-    throw err;
-  }
+  });
 }

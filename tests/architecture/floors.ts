@@ -25,10 +25,10 @@ export const FLOORS: readonly Floor[] = [
       "per request body), whole numbers, lines",
   },
   {
-    folders: ["fs", "sqlite", "pg", "http"],
-    about: "mechanics: atomic writes, locks, safe paths, databases (SQLite; PostgreSQL answering " +
-      "synchronously), SSE, bodies",
+    folders: ["fs", "sqlite", "http"],
+    about: "mechanics: atomic writes, locks, safe paths, databases, SSE, bodies",
   },
+  { folders: ["pg"], about: "PostgreSQL answering the SQLite calls synchronously" },
   { folders: ["hive"], about: "the machine's store: owns every SQL statement on its tables" },
   {
     folders: ["harness_spec"],
