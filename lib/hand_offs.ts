@@ -127,3 +127,41 @@ export function handOffsOf(events: readonly HandOffEvent[]): HandOffs {
 export function anyHandOff(h: HandOffs): boolean {
   return h.handoffs.length + h.declined.length + h.referrals.length > 0;
 }
+
+/** What a run's result says of its hand-offs (the copilot's `execute_run` adds the referrals). */
+export interface ResultHandOffs {
+  delegations?: {
+    peer: string;
+    harness_id: string;
+    run_id: string;
+    status: string;
+    cost_usd: number;
+    turns: number;
+  }[];
+  delegated_cost_usd?: number;
+  referrals?: Referral[];
+  declined?: string[];
+}
+
+/**
+ * The hand-offs a finished run's result carries, in the shape {@link handOffsOf} reads from a
+ * journal (a chat turn shows them without reading the run's journal again).
+ *
+ * @param r The result (with `referrals` and `declined` when the copilot added them).
+ * @returns The hand-offs.
+ */
+export function handOffsOfResult(r: ResultHandOffs): HandOffs {
+  return {
+    handoffs: (r.delegations ?? []).map((d) => ({
+      peer: d.peer,
+      harness_id: d.harness_id,
+      run_id: d.run_id,
+      status: d.status,
+      cost_usd: d.cost_usd,
+      turns: d.turns,
+    })),
+    declined: r.declined ?? [],
+    referrals: r.referrals ?? [],
+    delegated_cost_usd: r.delegated_cost_usd ?? 0,
+  };
+}

@@ -52,7 +52,12 @@ export interface Waterfall {
 }
 
 /** An event as far as {@link waterfallOf} reads it. */
-export type TimedEvent = { seq: number; ts: string; type: string; payload: Record<string, unknown> };
+export type TimedEvent = {
+  seq: number;
+  ts: string;
+  type: string;
+  payload: Record<string, unknown>;
+};
 
 /**
  * The waterfall of a run's events (any prefix of its journal): one pass, so 10,000 events take a

@@ -52,8 +52,7 @@ export function HandOffLines(
       <ul class="handoffs">
         {h.handoffs.map((x) => (
           <li key={x.run_id} class="handoff" data-testid="handoff">
-            <strong>{x.peer}</strong>{" "}
-            <StatusBadge status={x.status ?? "running"} />
+            <strong>{x.peer}</strong> <StatusBadge status={x.status ?? "running"} />
             {x.status !== null ? ` ${formatCost(x.cost_usd)} · ${x.turns ?? 0} turns · ` : " "}
             <Link
               to={withRoute(base, {
