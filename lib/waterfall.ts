@@ -120,12 +120,13 @@ export function waterfallOf(events: readonly TimedEvent[]): Waterfall {
         run = open(e, "run", "run", 0);
         break;
       case "fork_resumed":
-        replay = open(e, "replayed", `replayed prefix of ${String(p.parent_run_id ?? "?")}`);
+        replay = open(e, "replayed", "replayed prefix");
         close(replay, e);
         break;
       case "replayed":
         if (replay) {
           replay.events++;
+          replay.label = `replayed prefix · ${replay.events} events`;
           close(replay, e);
         }
         break;
