@@ -10,9 +10,9 @@
 import type { ComponentChildren } from "preact";
 import { RUN_STATUSES, type RunStatus } from "../../lib/run_types.ts";
 
-const W = 480;
+const W = 640;
 const H = 160;
-const PAD = { left: 44, right: 8, top: 8, bottom: 22 };
+const PAD = { left: 56, right: 8, top: 8, bottom: 22 };
 
 /** A labelled chart with its figures behind it. */
 function ChartFigure(props: {
@@ -80,7 +80,7 @@ function XLabels(props: { labels: string[] }) {
   return (
     <>
       {props.labels.map((l, i) =>
-        i % every === 0 || i === n - 1
+        (n - 1 - i) % every === 0
           ? (
             <text key={i} x={xOf(i, n)} y={H - 6} text-anchor="middle">
               {l}
