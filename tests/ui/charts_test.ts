@@ -155,7 +155,9 @@ Deno.test("Overview's charts show the hive's figures for a seeded week", async (
     );
     // One bar segment per (day, status) that has runs.
     const segments = days.flatMap((day) =>
-      RUN_STATUSES.filter((s) => seeded.some((r) => r.day === day && r.status === s))
+      RUN_STATUSES.filter((s) =>
+        seeded.some((r) => r.day === day && r.status === s)
+      )
     ).length;
     assert.equal(
       await page.locator('[data-chart="runs-per-day"] svg rect').count(),

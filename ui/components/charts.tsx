@@ -120,7 +120,8 @@ export function RunsPerDayChart(
   props: { days: { day: string; by_status: Record<RunStatus, number>; total: number }[] },
 ) {
   const n = props.days.length;
-  const max = Math.max(1, ...props.days.map((d) => d.total));
+  // An even top, so the middle grid line is a whole number of runs.
+  const max = Math.max(2, Math.ceil(Math.max(...props.days.map((d) => d.total)) / 2) * 2);
   const bw = Math.max(2, ((W - PAD.left - PAD.right) / Math.max(1, n)) * 0.7);
   const total = props.days.reduce((s, d) => s + d.total, 0);
   return (
