@@ -12,7 +12,7 @@ import { useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Diff } from "../components/diff.tsx";
-import { Empty, Pending } from "../components/empty.tsx";
+import { Empty, ErrorLine, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
@@ -281,7 +281,7 @@ function VersionLabel(
           </span>
         )
         : null}
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </div>
   );
 }
