@@ -76,144 +76,190 @@ export type TimedEvent = {
  * @returns The spans.
  */
 export function waterfallOf(events: readonly TimedEvent[]): Waterfall {
-  const start = events.length ? Date.parse(events[0]!.ts) : NaN;
-  const spans: WaterfallSpan[] = [];
-  const tools = new Map<string, WaterfallSpan>();
-  const approvals = new Map<string, WaterfallSpan>();
-  const handOffs = new Map<string, WaterfallSpan>();
-  let model: WaterfallSpan | null = null;
-  let run: WaterfallSpan | null = null;
-  let replay: WaterfallSpan | null = null;
-  let delegateCalls = 0;
-  let at = 0;
-  const open = (e: TimedEvent, kind: SpanKind, label: string, depth = 1): WaterfallSpan => {
-    const span: WaterfallSpan = {
-      id: `${kind}:${e.seq}`,
-      kind,
-      type: e.type,
-      seq: e.seq,
-      end_seq: null,
-      label,
-      start_ms: at,
-      end_ms: null,
-      depth,
-      tokens: null,
-      cost_usd: null,
-      ok: null,
-      child: null,
-      events: 0,
-    };
-    spans.push(span);
-    return span;
-  };
-  const close = (span: WaterfallSpan, e: TimedEvent) => {
-    span.end_seq = e.seq;
-    span.end_ms = at;
+  const b: Builder = {
+    start: events.length ? Date.parse(events[0]!.ts) : NaN,
+    at: 0,
+    spans: [],
+    tools: new Map(),
+    approvals: new Map(),
+    handOffs: new Map(),
+    model: null,
+    run: null,
+    replay: null,
+    delegateCalls: 0,
   };
   for (const e of events) {
-    const p = e.payload;
     const t = Date.parse(e.ts);
-    at = Number.isFinite(t) ? Math.max(at, t - start) : at;
-    if (replay && e.type !== "replayed") replay = null;
-    switch (e.type) {
-      case "run_started":
-        run = open(e, "run", "run", 0);
-        break;
-      case "fork_resumed":
-        replay = open(e, "replayed", "replayed prefix");
-        close(replay, e);
-        break;
-      case "replayed":
-        if (replay) {
-          replay.events++;
-          replay.label = `replayed prefix · ${replay.events} events`;
-          close(replay, e);
-        }
-        break;
-      case "model_call":
-        model = open(e, "model", modelLabel(p));
-        break;
-      case "model_response":
-        if (model) {
-          close(model, e);
-          const u = p.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
-          if (u) model.tokens = { input: num(u.input_tokens), output: num(u.output_tokens) };
-          if (typeof p.cost_usd === "number") model.cost_usd = p.cost_usd;
-          model.ok = true;
-          model = null;
-        }
-        break;
-      case "tool_call": {
-        const span = open(e, "tool", String(p.name ?? "tool"));
-        tools.set(String(p.id), span);
-        if (p.name === "delegate") delegateCalls++;
-        break;
+    b.at = Number.isFinite(t) ? Math.max(b.at, t - b.start) : b.at;
+    if (b.replay && e.type !== "replayed") b.replay = null;
+    if (!openOrCloseCall(b, e)) openOrCloseOther(b, e);
+  }
+  return { start: b.start, end_ms: b.at, spans: b.spans };
+}
+
+/** What {@link waterfallOf} holds while it reads: the spans so far and those still open. */
+interface Builder {
+  start: number;
+  /** The current event's time, ms since the first. */
+  at: number;
+  spans: WaterfallSpan[];
+  tools: Map<string, WaterfallSpan>;
+  approvals: Map<string, WaterfallSpan>;
+  handOffs: Map<string, WaterfallSpan>;
+  model: WaterfallSpan | null;
+  run: WaterfallSpan | null;
+  replay: WaterfallSpan | null;
+  /** `delegate` tool calls still open (a hand-off inside one nests under it). */
+  delegateCalls: number;
+}
+
+function open(b: Builder, e: TimedEvent, kind: SpanKind, label: string, depth = 1): WaterfallSpan {
+  const span: WaterfallSpan = {
+    id: `${kind}:${e.seq}`,
+    kind,
+    type: e.type,
+    seq: e.seq,
+    end_seq: null,
+    label,
+    start_ms: b.at,
+    end_ms: null,
+    depth,
+    tokens: null,
+    cost_usd: null,
+    ok: null,
+    child: null,
+    events: 0,
+  };
+  b.spans.push(span);
+  return span;
+}
+
+function close(b: Builder, span: WaterfallSpan, e: TimedEvent): void {
+  span.end_seq = e.seq;
+  span.end_ms = b.at;
+}
+
+/** Model and tool calls: opened by the call, closed by its answer. False for other events. */
+function openOrCloseCall(b: Builder, e: TimedEvent): boolean {
+  const p = e.payload;
+  switch (e.type) {
+    case "model_call":
+      b.model = open(b, e, "model", modelLabel(p));
+      return true;
+    case "model_response":
+      if (b.model) {
+        close(b, b.model, e);
+        const u = p.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+        if (u) b.model.tokens = { input: num(u.input_tokens), output: num(u.output_tokens) };
+        if (typeof p.cost_usd === "number") b.model.cost_usd = p.cost_usd;
+        b.model.ok = true;
+        b.model = null;
       }
-      case "tool_result": {
-        const span = tools.get(String(p.id));
-        if (span) {
-          close(span, e);
-          span.ok = p.ok === true;
-          tools.delete(String(p.id));
-          if (span.label === "delegate") delegateCalls = Math.max(0, delegateCalls - 1);
-        }
-        break;
+      return true;
+    case "tool_call":
+      b.tools.set(String(p.id), open(b, e, "tool", String(p.name ?? "tool")));
+      if (p.name === "delegate") b.delegateCalls++;
+      return true;
+    case "tool_result": {
+      const span = b.tools.get(String(p.id));
+      if (span) {
+        close(b, span, e);
+        span.ok = p.ok === true;
+        b.tools.delete(String(p.id));
+        if (span.label === "delegate") b.delegateCalls = Math.max(0, b.delegateCalls - 1);
       }
-      case "approval_requested":
-        approvals.set(
-          String(p.approval_id),
-          open(e, "approval", `approval of ${String(p.tool ?? "a tool")}`),
-        );
-        break;
-      case "approval_decided": {
-        const span = approvals.get(String(p.approval_id));
-        if (span) {
-          close(span, e);
-          span.ok = p.decision === "approved";
-          approvals.delete(String(p.approval_id));
-        }
-        break;
-      }
-      case "delegation_started": {
-        const span = open(e, "delegation", `→ ${String(p.peer ?? "peer")}`, delegateCalls ? 2 : 1);
-        span.child = {
-          run_id: String(p.child_run_id),
-          harness_id: typeof p.harness_id === "string" ? p.harness_id : null,
-        };
-        handOffs.set(String(p.child_run_id), span);
-        break;
-      }
-      case "delegation_finished": {
-        const span = handOffs.get(String(p.child_run_id));
-        if (span) {
-          close(span, e);
-          span.ok = p.status === "success";
-          if (typeof p.cost_usd === "number") span.cost_usd = p.cost_usd;
-          handOffs.delete(String(p.child_run_id));
-        }
-        break;
-      }
-      case "run_finished":
-        if (run) {
-          close(run, e);
-          run.ok = p.status === "success";
-          if (typeof p.cost_usd === "number") run.cost_usd = p.cost_usd;
-        }
-        // What the run left open ends with it (a call cut short by an error or a stop).
-        for (const s of [model, ...tools.values(), ...approvals.values(), ...handOffs.values()]) {
-          if (s && s.end_ms === null) {
-            close(s, e);
-            s.ok = false;
-          }
-        }
-        model = null;
-        tools.clear();
-        approvals.clear();
-        handOffs.clear();
-        break;
+      return true;
     }
   }
-  return { start, end_ms: at, spans };
+  return false;
+}
+
+/** The run, a fork's replayed prefix, approval waits and hand-offs. */
+function openOrCloseOther(b: Builder, e: TimedEvent): void {
+  const p = e.payload;
+  switch (e.type) {
+    case "run_started":
+      b.run = open(b, e, "run", "run", 0);
+      break;
+    case "fork_resumed":
+      b.replay = open(b, e, "replayed", "replayed prefix");
+      close(b, b.replay, e);
+      break;
+    case "replayed":
+      if (b.replay) {
+        b.replay.events++;
+        b.replay.label = `replayed prefix · ${b.replay.events} events`;
+        close(b, b.replay, e);
+      }
+      break;
+    case "approval_requested":
+      b.approvals.set(
+        String(p.approval_id),
+        open(b, e, "approval", `approval of ${String(p.tool ?? "a tool")}`),
+      );
+      break;
+    case "approval_decided":
+      closeKeyed(b, b.approvals, String(p.approval_id), e, p.decision === "approved");
+      break;
+    case "delegation_started": {
+      const span = open(
+        b,
+        e,
+        "delegation",
+        `→ ${String(p.peer ?? "peer")}`,
+        b.delegateCalls ? 2 : 1,
+      );
+      span.child = {
+        run_id: String(p.child_run_id),
+        harness_id: typeof p.harness_id === "string" ? p.harness_id : null,
+      };
+      b.handOffs.set(String(p.child_run_id), span);
+      break;
+    }
+    case "delegation_finished": {
+      const span = closeKeyed(b, b.handOffs, String(p.child_run_id), e, p.status === "success");
+      if (span && typeof p.cost_usd === "number") span.cost_usd = p.cost_usd;
+      break;
+    }
+    case "run_finished":
+      endRun(b, e);
+      break;
+  }
+}
+
+function closeKeyed(
+  b: Builder,
+  pending: Map<string, WaterfallSpan>,
+  key: string,
+  e: TimedEvent,
+  ok: boolean,
+): WaterfallSpan | undefined {
+  const span = pending.get(key);
+  if (!span) return undefined;
+  close(b, span, e);
+  span.ok = ok;
+  pending.delete(key);
+  return span;
+}
+
+/** The run's end closes it, and what it left open (a call cut short by an error or a stop). */
+function endRun(b: Builder, e: TimedEvent): void {
+  const p = e.payload;
+  if (b.run) {
+    close(b, b.run, e);
+    b.run.ok = p.status === "success";
+    if (typeof p.cost_usd === "number") b.run.cost_usd = p.cost_usd;
+  }
+  for (const s of [b.model, ...b.tools.values(), ...b.approvals.values(), ...b.handOffs.values()]) {
+    if (s && s.end_ms === null) {
+      close(b, s, e);
+      s.ok = false;
+    }
+  }
+  b.model = null;
+  b.tools.clear();
+  b.approvals.clear();
+  b.handOffs.clear();
 }
 
 /**
