@@ -8,6 +8,7 @@
  * @module
  */
 
+import { ulidFloor } from "../ids.ts";
 import { RUN_STATUSES, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
@@ -99,15 +100,29 @@ export function harnessCharts(
   };
 }
 
+/**
+ * The lowest run id of a window that starts on `day`: run ids are ULIDs made when the run starts,
+ * (an id can be made a little before its run starts, while it waits in the queue: a day of margin
+ * covers that, and `started_at` still decides), so this bound lets both queries read only the
+ * window's part of the `(harness, run_id)` index instead of every run the harness ever had.
+ */
+function idFloor(day: string): string {
+  return `run_${ulidFloor(Date.parse(`${day}T00:00:00.000Z`) - 86_400_000)}`;
+}
+
 /** Finished live runs per day and status: one grouped query. */
 function runsPerDay(db: Hive, harness: HarnessRef, window: string[]): RunsDay[] {
   const rows = statement(
     db,
     `SELECT substr(started_at, 1, 10) AS day, status, count(*) AS n FROM runs
      WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND status != 'running'
-       AND started_at >= ?
+       AND run_id >= ? AND started_at >= ?
      GROUP BY substr(started_at, 1, 10), status`,
-  ).all(harness.id, harness.dir, window[0]!) as { day: string; status: string; n: number }[];
+  ).all(harness.id, harness.dir, idFloor(window[0]!), window[0]!) as {
+    day: string;
+    status: string;
+    n: number;
+  }[];
   const byDay = new Map(window.map((day) => [day, {
     day,
     by_status: Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<RunStatus, number>,
@@ -136,13 +151,13 @@ function costDurationPerDay(db: Hive, harness: HarnessRef, window: string[]): Co
          sum(cost_usd) OVER (PARTITION BY substr(started_at, 1, 10)) AS cost
        FROM runs
        WHERE harness_id = ? AND harness_dir = ? AND live = 1 AND status != 'running'
-         AND duration_ms IS NOT NULL AND started_at >= ?
+         AND duration_ms IS NOT NULL AND run_id >= ? AND started_at >= ?
      )
      SELECT day, n, cost,
        max(CASE WHEN k = (n - 1) / 2 + 1 THEN duration_ms END) AS p50,
        max(CASE WHEN k = (n * 95 + 99) / 100 THEN duration_ms END) AS p95
      FROM d GROUP BY day, n, cost`,
-  ).all(harness.id, harness.dir, window[0]!) as {
+  ).all(harness.id, harness.dir, idFloor(window[0]!), window[0]!) as {
     day: string;
     n: number;
     cost: number;

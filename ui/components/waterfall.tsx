@@ -162,7 +162,7 @@ function rowsOf(
   return out;
 }
 
-/** The time axis: about six ticks at round durations. */
+/** The time axis: at most about six ticks, at round durations (labels never crowd). */
 function Axis(props: { total: number }) {
   const step = niceStep(props.total / 6);
   const ticks: number[] = [];
@@ -181,12 +181,12 @@ function Axis(props: { total: number }) {
   );
 }
 
-/** A round step (1, 2 or 5 × a power of ten) near `raw`. */
+/** The smallest round step (1, 2 or 5 × a power of ten) at least `raw`. */
 function niceStep(raw: number): number {
   if (!(raw > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(raw));
   const f = raw / p;
-  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
 /** The rows in view of a scrolling list (the others are not in the page). */
