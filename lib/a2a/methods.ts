@@ -48,6 +48,7 @@ import {
 } from "./rpc.ts";
 import {
   outputArtifact,
+  resultState,
   type TaskFacts,
   taskMetadata,
   taskObject,
@@ -271,7 +272,7 @@ async function* taskEvents(
   if (result.output) {
     yield { artifactUpdate: { ...ids, artifact: outputArtifact(result), lastChunk: true } };
   }
-  yield update({ ...base, state: taskState(result, false), result });
+  yield update({ ...base, state: resultState(result), result });
 }
 
 /** A run of this harness in a thread the caller may see, or a task not found. */
@@ -294,7 +295,7 @@ function endedTask(plane: A2aPlane, run: RunRow & { thread_id: string }, result:
     run_id: run.run_id,
     thread_id: run.thread_id,
     harness_id: plane.harness.id,
-    state: taskState(result, false),
+    state: resultState(result),
     result,
   });
 }

@@ -48,6 +48,16 @@ export function taskState(
   return runOutcome(run.status, run.reason) === STOPPED_REASON ? "canceled" : "failed";
 }
 
+/**
+ * The A2A state of a finished run, from its result.
+ *
+ * @param result The run's result.
+ * @returns `completed`, `canceled` or `failed`.
+ */
+export function resultState(result: RunResult): TaskState {
+  return taskState({ status: result.status, reason: result.error?.reason ?? null }, false);
+}
+
 /** What a task object is made from. */
 export interface TaskFacts {
   run_id: string;
