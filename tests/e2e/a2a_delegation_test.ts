@@ -84,9 +84,15 @@ Deno.test("delegation to a remote peer over A2A, between two control planes", as
   const lead = await writeHarness(root.path, "lead", {
     model: scripted([{ text: "lead: nothing" }], {
       scenarios: [
-        { match: "^small", replies: [delegate("small: count May", planeB.url), { text: "lead: ok" }] },
+        {
+          match: "^small",
+          replies: [delegate("small: count May", planeB.url), { text: "lead: ok" }],
+        },
         { match: "^big", replies: [delegate("big: count all", planeB.url), { text: "lead: ok" }] },
-        { match: "^stray", replies: [delegate("small: count May", strayUrl), { text: "lead: ok" }] },
+        {
+          match: "^stray",
+          replies: [delegate("small: count May", strayUrl), { text: "lead: ok" }],
+        },
       ],
     }),
     delegation: {
@@ -121,44 +127,47 @@ Deno.test("delegation to a remote peer over A2A, between two control planes", as
   const delegationEvents = (trace: Json) =>
     trace.events.filter((e: Json) => e.type.startsWith("delegation_"));
 
-  await t.step("a hand-off under the cap: four-event record, B's run, B's cost in A's", async () => {
-    const result = await runA("small: how many refunds in May?");
-    assert.equal(result.status, "success");
-    assert.equal(result.output, "lead: ok");
-    const [d] = result.delegations;
-    assert.equal(d.peer, planeB.url);
-    assert.equal(d.url, planeB.url);
-    assert.equal(d.harness_id, "billing");
-    assert.equal(d.status, "success");
-    assert.equal(d.cost_usd, 0.01);
-    assert.equal(result.cost_usd, 0.01, "A's cost includes B's");
-    assert.equal(result.delegated_cost_usd, 0.01);
-    const events = delegationEvents(await traceOf(planeA.url, aToken, result.run_id));
-    assert.deepEqual(events.map((e: Json) => e.type), [
-      "delegation_considered",
-      "delegation_started",
-      "delegation_finished",
-    ]);
-    const [considered, started, finished] = events.map((e: Json) => e.payload);
-    assert.equal(considered.candidates[0].peer, planeB.url);
-    assert.equal(considered.candidates[0].url, planeB.url);
-    assert.deepEqual(considered.candidates[0].fitness, { success_rate: null, runs: 0 });
-    assert.equal(considered.cost_cap_usd, 0.5);
-    assert.equal(started.peer, planeB.url);
-    assert.equal(started.url, planeB.url);
-    assert.equal(started.child_run_id, d.run_id);
-    assert.equal(finished.peer, planeB.url);
-    assert.equal(finished.child_run_id, d.run_id);
-    assert.equal(finished.status, "success");
-    assert.equal(finished.cost_usd, 0.01);
-    assert.equal(finished.cost_reported, true);
-    // B's hive has the child run: the remote task is B's run.
-    const child = await traceOf(planeB.url, readToken, d.run_id);
-    const end = child.events.find((e: Json) => e.type === "run_finished").payload;
-    assert.equal(end.status, "success");
-    assert.equal(end.output, "billing: 12 refunds");
-    assert.equal(end.cost_usd, 0.01);
-  });
+  await t.step(
+    "a hand-off under the cap: four-event record, B's run, B's cost in A's",
+    async () => {
+      const result = await runA("small: how many refunds in May?");
+      assert.equal(result.status, "success");
+      assert.equal(result.output, "lead: ok");
+      const [d] = result.delegations;
+      assert.equal(d.peer, planeB.url);
+      assert.equal(d.url, planeB.url);
+      assert.equal(d.harness_id, "billing");
+      assert.equal(d.status, "success");
+      assert.equal(d.cost_usd, 0.01);
+      assert.equal(result.cost_usd, 0.01, "A's cost includes B's");
+      assert.equal(result.delegated_cost_usd, 0.01);
+      const events = delegationEvents(await traceOf(planeA.url, aToken, result.run_id));
+      assert.deepEqual(events.map((e: Json) => e.type), [
+        "delegation_considered",
+        "delegation_started",
+        "delegation_finished",
+      ]);
+      const [considered, started, finished] = events.map((e: Json) => e.payload);
+      assert.equal(considered.candidates[0].peer, planeB.url);
+      assert.equal(considered.candidates[0].url, planeB.url);
+      assert.deepEqual(considered.candidates[0].fitness, { success_rate: null, runs: 0 });
+      assert.equal(considered.cost_cap_usd, 0.5);
+      assert.equal(started.peer, planeB.url);
+      assert.equal(started.url, planeB.url);
+      assert.equal(started.child_run_id, d.run_id);
+      assert.equal(finished.peer, planeB.url);
+      assert.equal(finished.child_run_id, d.run_id);
+      assert.equal(finished.status, "success");
+      assert.equal(finished.cost_usd, 0.01);
+      assert.equal(finished.cost_reported, true);
+      // B's hive has the child run: the remote task is B's run.
+      const child = await traceOf(planeB.url, readToken, d.run_id);
+      const end = child.events.find((e: Json) => e.type === "run_finished").payload;
+      assert.equal(end.status, "success");
+      assert.equal(end.output, "billing: 12 refunds");
+      assert.equal(end.cost_usd, 0.01);
+    },
+  );
 
   await t.step("a cap smaller than B's cost halts it", async () => {
     const result = await runA("big: all refunds ever");
