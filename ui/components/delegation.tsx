@@ -1,6 +1,6 @@
 /**
  * A run's hand-offs to peers, read from its journal: one line per hand-off (peer, status, cost,
- * turns, a link to the child run), the peers that fitted but were not used as referrals (success
+ * turns, a link to the child run — a remote peer's task on its own control plane), the peers that fitted but were not used as referrals (success
  * rate, run count and what ruled them out), and a footer with the delegated share of the cost.
  *
  * @module
@@ -19,6 +19,15 @@ interface CandidateView {
   fitness: { success_rate: number | null; runs: number };
   eligible: boolean;
   reason: string | null;
+}
+
+/**
+ * Where a remote (A2A) peer's task is read: its control plane's trace of the run (a framework peer's
+ * task id is its run id), or nothing for a local hand-off or an address that is not http(s).
+ */
+function remoteTask(url: unknown, taskId: string): string | undefined {
+  if (typeof url !== "string" || !/^https?:\/\//.test(url)) return undefined;
+  return `${url.replace(/\/+$/, "")}/trace/${encodeURIComponent(taskId)}`;
 }
 
 /**
@@ -55,16 +64,30 @@ export function DelegationPanel(props: { events: JournalEvent[]; totalCost: numb
               <strong>{String(s.payload.peer)}</strong>{" "}
               {end ? <StatusBadge status={String(end.status)} /> : <StatusBadge status="running" />}
               {end ? ` ${formatCost(Number(end.cost_usd))} · ${end.turns} turns · ` : " "}
-              <Link
-                to={withRoute(route, {
-                  harness: String(s.payload.harness_id),
-                  tab: "trace",
-                  run: child,
-                })}
-                class="mono"
-              >
-                {shortId(child)}
-              </Link>
+              {remoteTask(s.payload.url, child)
+                ? (
+                  <a
+                    href={remoteTask(s.payload.url, child)}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    class="mono"
+                    data-testid="remote-task"
+                  >
+                    {shortId(child)} (A2A)
+                  </a>
+                )
+                : (
+                  <Link
+                    to={withRoute(route, {
+                      harness: String(s.payload.harness_id),
+                      tab: "trace",
+                      run: child,
+                    })}
+                    class="mono"
+                  >
+                    {shortId(child)}
+                  </Link>
+                )}
             </li>
           );
         })}
