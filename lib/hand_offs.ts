@@ -19,10 +19,21 @@ export interface HandOff {
   peer: string;
   harness_id: string | null;
   run_id: string;
+  /**
+   * Where a remote (A2A) peer's task is read: its control plane's trace of the task (a framework
+   * peer's task id is its run id); null for a local hand-off.
+   */
+  remote_task_url: string | null;
   /** The child's status; null while it runs. */
   status: string | null;
   cost_usd: number | null;
   turns: number | null;
+}
+
+/** A remote peer's task page, or null for a local hand-off or an address that is not http(s). */
+function remoteTaskUrl(url: unknown, taskId: string): string | null {
+  if (typeof url !== "string" || !/^https?:\/\//.test(url)) return null;
+  return `${url.replace(/\/+$/, "")}/trace/${encodeURIComponent(taskId)}`;
 }
 
 /** A peer that fitted but was not used. */
@@ -92,6 +103,7 @@ export function handOffsOf(events: readonly HandOffEvent[]): HandOffs {
         peer: String(p.peer),
         harness_id: typeof p.harness_id === "string" ? p.harness_id : null,
         run_id: runId,
+        remote_task_url: remoteTaskUrl(p.url, runId),
         status: null,
         cost_usd: null,
         turns: null,
@@ -137,6 +149,8 @@ export interface ResultHandOffs {
     status: string;
     cost_usd: number;
     turns: number;
+    /** A remote (A2A) peer's URL; `run_id` is then its task id. */
+    url?: string;
   }[];
   delegated_cost_usd?: number;
   referrals?: Referral[];
@@ -156,6 +170,7 @@ export function handOffsOfResult(r: ResultHandOffs): HandOffs {
       peer: d.peer,
       harness_id: d.harness_id,
       run_id: d.run_id,
+      remote_task_url: remoteTaskUrl(d.url, d.run_id),
       status: d.status,
       cost_usd: d.cost_usd,
       turns: d.turns,

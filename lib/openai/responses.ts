@@ -28,7 +28,7 @@ import type { SseFrame } from "../http/sse.ts";
 import { getTrace } from "../journal/trace.ts";
 import type { Principal } from "../keys/authenticate.ts";
 import { runTokens } from "../run_tally.ts";
-import type { RunResult } from "../run_types.ts";
+import { recordedResult } from "../runs/recorded_result.ts";
 import type { Submission } from "../runs/service.ts";
 import { submitToThread, threadViewer } from "../runs/threads.ts";
 import { responseConversation } from "./messages.ts";
@@ -206,31 +206,6 @@ async function* responseEvents(
   for (const e of responseEndEvents(responseObject(facts(run)))) yield frame(e);
 }
 
-/** A finished run's result from its journal, or from its row and turn when `run_finished` is missing. */
-function resultOf(
-  events: readonly { type: string; payload: Record<string, unknown> }[],
-  run: RunRow,
-  output: string | null,
-): RunResult {
-  const last = events.findLast((e) => e.type === "run_finished");
-  if (last) return last.payload as unknown as RunResult;
-  const status = run.status === "running" ? "error" : run.status;
-  return {
-    run_id: run.run_id,
-    harness_id: run.harness_id,
-    status,
-    output: output ?? "",
-    cost_usd: run.cost_usd,
-    turns: run.turns,
-    started_at: run.started_at,
-    ended_at: run.ended_at ?? run.started_at,
-    duration_ms: run.duration_ms ?? 0,
-    spec_version: run.spec_version,
-    failure_signature: run.failure_signature,
-    ...(run.reason ? { error: { reason: run.reason, message: run.error ?? run.reason } } : {}),
-  };
-}
-
 /**
  * `GET /v1/responses/{id}`: a response as it stands — in progress while its run goes on, else
  * finished — read from the hive and the run's journal (its output, tokens and the caller's
@@ -263,7 +238,7 @@ export async function retrieveResponse(
     previous_response_id: before ? responseId(before.run_id) : null,
     metadata: thread.metadata,
     run: run.status === "running" ? null : {
-      result: resultOf(events, run, turns[at]?.output ?? null),
+      result: recordedResult(events, run, turns[at]?.output ?? null),
       tokens: runTokens(events),
     },
   });

@@ -1,8 +1,9 @@
 /**
  * A run's hand-offs to peers (read by `lib/hand_offs.ts` from its journal, or carried by a chat
- * turn's run): one line per hand-off (peer, status, cost, turns, a link to the child run), the peers
- * that fitted but were not used as referrals (success rate, run count and what ruled them out), and
- * a footer with the delegated share of the cost. Trace and the chat show the same lines.
+ * turn's run): one line per hand-off (peer, status, cost, turns, a link to the child run — a remote
+ * peer's task on its own control plane), the peers that fitted but were not used as referrals
+ * (success rate, run count and what ruled them out), and a footer with the delegated share of the
+ * cost. Trace and the chat show the same lines.
  *
  * @module
  */
@@ -54,16 +55,30 @@ export function HandOffLines(
           <li key={x.run_id} class="handoff" data-testid="handoff">
             <strong>{x.peer}</strong> <StatusBadge status={x.status ?? "running"} />
             {x.status !== null ? ` ${formatCost(x.cost_usd)} · ${x.turns ?? 0} turns · ` : " "}
-            <Link
-              to={withRoute(base, {
-                harness: x.harness_id ?? route.harness,
-                tab: "trace",
-                run: x.run_id,
-              })}
-              class="mono"
-            >
-              {shortId(x.run_id)}
-            </Link>
+            {x.remote_task_url
+              ? (
+                <a
+                  href={x.remote_task_url}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  class="mono"
+                  data-testid="remote-task"
+                >
+                  {shortId(x.run_id)} (A2A)
+                </a>
+              )
+              : (
+                <Link
+                  to={withRoute(base, {
+                    harness: x.harness_id ?? route.harness,
+                    tab: "trace",
+                    run: x.run_id,
+                  })}
+                  class="mono"
+                >
+                  {shortId(x.run_id)}
+                </Link>
+              )}
           </li>
         ))}
         {h.declined.map((reason, i) => (

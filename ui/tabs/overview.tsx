@@ -243,9 +243,10 @@ function Peers(props: { harness: HarnessDetail }) {
       <ul>
         {props.harness.peers.map((p) => (
           <li key={p.peer} data-peer={p.peer}>
-            <strong>{p.peer}</strong> {formatPercent(p.fitness.success_rate)} over {p.fitness.runs}
-            {" "}
-            runs
+            <strong>{p.peer}</strong>
+            {p.url ? <span class="muted small" data-testid="a2a-peer">A2A</span> : null}{" "}
+            {formatPercent(p.fitness.success_rate)} over {p.fitness.runs}{" "}
+            {p.url ? "hand-offs" : "runs"}
             {p.eligible ? "" : <span class="muted small">· {p.reason}</span>}
           </li>
         ))}
