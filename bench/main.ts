@@ -17,6 +17,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   control_plane: () => import("./control_plane_bench.ts"),
   memory: () => import("./memory_bench.ts"),
   workbench_pages: () => import("./workbench_pages_bench.ts"),
+  waterfall: () => import("./waterfall_bench.ts"),
   controls: () => import("./controls_bench.ts"),
   threads: () => import("./threads_bench.ts"),
   openai: () => import("./openai_bench.ts"),

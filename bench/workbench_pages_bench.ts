@@ -35,7 +35,7 @@ async function gzipSize(text: string): Promise<number> {
 }
 
 /** A scripted harness whose one run writes about `events` journal events (tool calls in 2 turns). */
-async function longRunHarness(root: string, events: number): Promise<string> {
+export async function longRunHarness(root: string, events: number): Promise<string> {
   const dir = `${root}/long`;
   await Deno.mkdir(`${dir}/workspace`, { recursive: true });
   await Deno.writeTextFile(`${dir}/workspace/a.txt`, "a\n");

@@ -20,6 +20,21 @@ function encodeTime(time: number): string {
   return out;
 }
 
+/**
+ * The smallest ULID of a moment: every id made at or after `time` sorts at or above it, so a range
+ * on an id column's index can stand for a range of creation times.
+ *
+ * @example
+ * ```ts
+ * ulidFloor(0); // "00000000000000000000000000"
+ * ```
+ * @param time Epoch milliseconds.
+ * @returns 26 characters.
+ */
+export function ulidFloor(time: number): string {
+  return encodeTime(Math.max(0, Math.floor(time))) + "0".repeat(16);
+}
+
 function encodeRandom(bytes: Uint8Array): string {
   // 80 bits -> 16 characters of 5 bits.
   let bits = 0n;

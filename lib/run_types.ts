@@ -49,6 +49,8 @@ export interface Delegation {
   status: RunStatus;
   cost_usd: number;
   turns: number;
+  /** A remote (A2A) peer's URL; `run_id` is then the remote task id. */
+  url?: string;
 }
 
 /** The reason of a run a person (or a client) stopped: it ends `error`, reason `stopped`. */

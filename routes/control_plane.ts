@@ -44,6 +44,7 @@ import {
   healthRoutes,
   statsAnswer,
 } from "./control_plane/health_routes.ts";
+import { a2aRoutes } from "./control_plane/a2a_routes.ts";
 import { openAiRoutes } from "./control_plane/openai_routes.ts";
 import { runRoutes } from "./control_plane/run_routes.ts";
 import { threadRoutes } from "./control_plane/thread_routes.ts";
@@ -155,6 +156,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       approvalRoutes,
       specRoutes,
       evolutionRoutes,
+      a2aRoutes,
     ]
   ) {
     app.route("/", routes(ctx));

@@ -73,7 +73,9 @@ export function findPostgres(env: Env): string | undefined {
     const versions = [...Deno.readDirSync("/usr/lib/postgresql")].map((e) => e.name)
       .filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(b) - Number(a));
     for (const v of versions) {
-      if (isExecutable(`/usr/lib/postgresql/${v}/bin/initdb`)) return `/usr/lib/postgresql/${v}/bin`;
+      if (isExecutable(`/usr/lib/postgresql/${v}/bin/initdb`)) {
+        return `/usr/lib/postgresql/${v}/bin`;
+      }
     }
   } catch { /* not installed */ }
   return undefined;

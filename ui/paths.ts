@@ -52,6 +52,8 @@ export const paths = {
   fork: (runId: string) => `/api/runs/${e(runId)}/fork`,
   forkName: (runId: string) => `/api/runs/${e(runId)}/fork-name`,
   lineage: (runId: string) => `/api/runs/${e(runId)}/lineage`,
+  handOffs: (runId: string) => `/api/runs/${e(runId)}/hand-offs`,
+  charts: (id: string) => `/api/harnesses/${e(id)}/charts`,
   resume: (id: string) => `/api/harnesses/${e(id)}/resume?stream=true`,
   versions: (id: string) => `/api/harnesses/${e(id)}/versions`,
   interface: (id: string) => `/api/harnesses/${e(id)}/interface`,

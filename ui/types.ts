@@ -74,6 +74,8 @@ export interface HarnessDetail {
     fitness: { success_rate: number | null; runs: number };
     eligible: boolean;
     reason: string | null;
+    /** A remote (A2A) peer's URL; its fitness counts this hive's hand-offs to it. */
+    url?: string;
   }[];
 }
 

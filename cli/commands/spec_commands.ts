@@ -111,7 +111,10 @@ function registerValidate(program: Command): void {
   program.command("validate")
     .description(verbDescription("validate"))
     .argument("<dir>", "the harness folder")
-    .option("--connect", "also start each MCP server once and list its tools")
+    .option(
+      "--connect",
+      "also start each MCP server once and list its tools, and fetch each remote peer's agent card",
+    )
     .option("--json", "print the ok-wrapped JSON result")
     .action((dir: string, o: GlobalOptions & { connect?: boolean }) =>
       runVerb(o, async () => {
@@ -119,6 +122,11 @@ function registerValidate(program: Command): void {
         const lines = [
           ...data.issues.map(formatIssue),
           ...(data.mcp ?? []).map((m) => `MCP ${m.server}: ${m.tools.join(", ") || "no tools"}`),
+          ...(data.peers ?? []).map((p) =>
+            `A2A peer ${p.url}: ${p.card.name} ${p.card.version} at ${
+              p.card.endpoint ?? "no JSON-RPC endpoint"
+            }; skills: ${p.card.skills.join(", ") || "none"}`
+          ),
         ];
         const text = data.valid
           ? [`harness.yaml is valid (spec version ${data.spec_version})`, ...lines].join("\n")

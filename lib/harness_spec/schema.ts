@@ -241,12 +241,55 @@ const mcpServerSchema = z.strictObject({
   }
 });
 
-const peerSchema = z.strictObject({
+const localPeerSchema = z.strictObject({
   name: itemName,
   harness: z.string().min(1).describe("Path of the peer harness, relative to this one"),
   description: z.string().optional(),
   max_cost_usd: z.number().nonnegative().optional(),
 });
+
+const remotePeerSchema = z.strictObject({
+  a2a: z.url({ protocol: /^https?$/, error: "expected an http(s) URL of an A2A agent" })
+    .describe("The peer agent's base URL: its card is at <url>/.well-known/agent-card.json"),
+  token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name")
+    .describe("The environment variable holding the bearer token sent to this peer (and only it)"),
+  description: z.string().optional(),
+  max_cost_usd: z.number().nonnegative().optional(),
+});
+
+const peerSchema = z.union([localPeerSchema, remotePeerSchema]);
+
+/** A local peer: a harness folder on this machine. */
+export type LocalPeer = z.infer<typeof localPeerSchema>;
+
+/** A remote peer: an agent served over A2A, named by its URL (docs/harness-yaml.md, delegation). */
+export type RemotePeer = z.infer<typeof remotePeerSchema>;
+
+/**
+ * Whether a peer entry is a remote (A2A) one.
+ *
+ * @example
+ * ```ts
+ * isRemotePeer({ a2a: "https://agents.example.com/billing", token_env: "BILLING_TOKEN" }); // true
+ * isRemotePeer({ name: "billing", harness: "../billing" }); // false
+ * ```
+ * @param peer The entry.
+ * @returns Whether it names an A2A agent.
+ */
+export function isRemotePeer(peer: LocalPeer | RemotePeer): peer is RemotePeer {
+  return "a2a" in peer;
+}
+
+/**
+ * How a peer is named in the `delegate` tool and the `delegation_*` events: a local peer by its
+ * `name`, a remote one by its URL.
+ *
+ * @param peer The entry.
+ * @returns Its name.
+ */
+export function peerName(peer: LocalPeer | RemotePeer): string {
+  return isRemotePeer(peer) ? peer.a2a : peer.name;
+}
 
 /** The whole `harness.yaml` schema. */
 export const harnessSchema = z.strictObject({
@@ -372,6 +415,19 @@ function crossCheck(raw: unknown, ctx: z.core.$RefinementCtx<unknown>): void {
       seen.add(name);
     });
   }
+  const urls = new Set<string>();
+  asList(spec.delegation?.peers).forEach((entry, i) => {
+    const url = (entry as Record<string, unknown> | null)?.a2a;
+    if (typeof url !== "string") return;
+    if (urls.has(url)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["delegation", "peers", i, "a2a"],
+        message: `Duplicate remote peer ${JSON.stringify(url)}: list each A2A agent once`,
+      });
+    }
+    urls.add(url);
+  });
   const redact = (spec.logging?.redact ?? {}) as Record<string, unknown>;
   asList(redact.patterns).forEach((p, i) => {
     if (typeof p === "string") checkRegex(ctx, p, "g", ["logging", "redact", "patterns", i]);

@@ -453,7 +453,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_harness ON approvals(harness_id, harness_dir, status, approval_id);
   CREATE INDEX approvals_run ON approvals(run_id);
   `,
-  // 15: spec versions by harness id alone, newest first: a process compares its folder's version with
+  // 15: hand-offs to remote (A2A) peers — one row per hand-off a run of this hive made to a peer
+  // named by its URL: the remote task id (null when none was made), how it ended here and what it
+  // cost as counted. A remote peer's fitness is read from these rows, as a local peer's is from its
+  // runs.
+  `
+  CREATE TABLE remote_handoffs (
+    handoff_id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    parent_run_id TEXT NOT NULL,
+    task_id TEXT,
+    status TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    ended_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX remote_handoffs_url ON remote_handoffs(url, status);
+  CREATE INDEX remote_handoffs_parent ON remote_handoffs(parent_run_id);
+  `,
+  // 16: spec versions by harness id alone, newest first: a process compares its folder's version with
   // the newest any folder of its id recorded (\`spec_drift\` in \`/health\`, docs/deploy.md).
   `
   CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);

@@ -1,6 +1,6 @@
 /**
  * The hive's schema on PostgreSQL, as an append-only list of migrations recorded in `hive_schema`.
- * Migration 1 is the SQLite schema as its migrations 1–15 leave it (lib/hive/migrations.ts), with the
+ * Migration 1 is the SQLite schema as its migrations 1–16 leave it (lib/hive/migrations.ts), with the
  * statistics triggers in PL/pgSQL, plus the journals' lines; a later change to the hive adds one
  * migration to each list. Text columns sort byte by byte (`COLLATE "C"`), as SQLite's do, whatever the
  * database's locale: the hive's range queries (`folder >= dir || '/'`) and id order depend on it.
@@ -213,6 +213,17 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX approvals_harness ON approvals(harness_id, harness_dir, status, approval_id);
   CREATE INDEX approvals_run ON approvals(run_id);
+  CREATE TABLE remote_handoffs (
+    handoff_id ${T} PRIMARY KEY,
+    url ${T} NOT NULL,
+    parent_run_id ${T} NOT NULL,
+    task_id ${T},
+    status ${T} NOT NULL,
+    cost_usd DOUBLE PRECISION NOT NULL,
+    ended_at ${T} NOT NULL
+  );
+  CREATE INDEX remote_handoffs_url ON remote_handoffs(url, status);
+  CREATE INDEX remote_handoffs_parent ON remote_handoffs(parent_run_id);
 
   -- A journal's lines, byte for byte (each without its newline), so any process serves any run's
   -- trace and an export of them verifies.

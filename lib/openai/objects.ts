@@ -20,7 +20,7 @@ export interface FinishedRun {
 /** The `framework` extension: which run answered, how it ended, what it cost. */
 export interface FrameworkExtension {
   run_id: string;
-  status: RunResult["status"] | "running";
+  status: RunResult["status"] | "queued" | "running";
   cost_usd: number;
   turns: number;
   /** The thread a response's conversation is (responses only). */
@@ -172,6 +172,8 @@ export interface ResponseFacts {
   metadata: Record<string, unknown>;
   /** The run, once finished; null while it goes on. */
   run: FinishedRun | null;
+  /** Whether the run, not finished, still waits for a slot (not yet started). */
+  queued?: boolean;
 }
 
 /** The one output message of a response, with the run's output (none for an empty output). */
@@ -188,17 +190,18 @@ function outputOf(runId: string, text: string, status: "in_progress" | "complete
 }
 
 /**
- * A response object: in progress (no output yet), or finished with the run's output as its one
- * message, `usage` and the `framework` extension.
+ * A response object: queued (its run waits for a slot), in progress (no output yet), or finished
+ * with the run's output as its one message, `usage` and the `framework` extension.
  *
  * @param facts The response's run, thread and request.
  * @returns The response.
  */
 export function responseObject(facts: ResponseFacts) {
   const run = facts.run;
-  const end: ResponseEnd | { status: "in_progress"; incomplete_details: null; error: null } = run
+  const going = facts.queued ? "queued" as const : "in_progress" as const;
+  const end: ResponseEnd | { status: typeof going; incomplete_details: null; error: null } = run
     ? responseEnd(run.result)
-    : { status: "in_progress", incomplete_details: null, error: null };
+    : { status: going, incomplete_details: null, error: null };
   const tokens = run?.tokens;
   return {
     id: responseId(facts.run_id),
@@ -226,7 +229,7 @@ export function responseObject(facts: ResponseFacts) {
       : null,
     framework: run ? frameworkOf(run.result) : {
       run_id: facts.run_id,
-      status: "running",
+      status: facts.queued ? "queued" : "running",
       cost_usd: 0,
       turns: 0,
       thread_id: facts.thread_id,

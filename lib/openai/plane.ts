@@ -14,7 +14,7 @@ import type { SseFrame } from "../http/sse.ts";
 import { runTokens } from "../run_tally.ts";
 import type { HarnessTarget, RunService, Submission } from "../runs/service.ts";
 import { openAiError } from "./errors.ts";
-import type { FinishedRun } from "./objects.ts";
+import type { FinishedRun, ResponseFacts } from "./objects.ts";
 
 /** The control plane as the endpoints use it. */
 export interface OpenAiPlane {
@@ -23,6 +23,18 @@ export interface OpenAiPlane {
   /** The harness folder's trust proof (what `/run` passes). */
   target: HarnessTarget;
   harness: HarnessRef;
+  /**
+   * Responses whose run waits for a slot, by run id: their run is not in the hive until it starts,
+   * yet the client already holds their id (`response.created`). Emptied as each run starts.
+   */
+  waiting: Map<string, WaitingResponse>;
+}
+
+/** A response whose run waits in the queue: who may see it, and what it is made of. */
+export interface WaitingResponse {
+  /** The key owning its conversation. */
+  owner: string;
+  facts: ResponseFacts;
 }
 
 /** What an endpoint answers: an object (200, JSON), or events (`text/event-stream`). */

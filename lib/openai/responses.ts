@@ -5,16 +5,16 @@
  * `previous_response_id` starts a new thread; with one, it continues that response's thread, given
  * the thread's earlier turns as a thread's run is — from the newest response of it only (an older one
  * would silently drop the turns after it), and only the key's own (another key's response is not
- * found, as its thread is not). Streamed, the events are OpenAI's: `response.created` and
- * `response.in_progress` at once, the output message and its text as one delta once the run has
- * ended (the run's output, whole), then `response.completed` (or `.incomplete`, `.failed`).
+ * found, as its thread is not). A response whose run waits in the queue is `queued`, and can be read
+ * back already (its id is the client's from the first event). Streamed, the events are OpenAI's:
+ * `response.created` at once (then `response.queued` while the run waits for a slot),
+ * `response.in_progress` once it runs, the output message and its text as one delta once the run
+ * has ended (the run's output, whole), then `response.completed` (or `.incomplete`, `.failed`).
  *
  * @module
  */
 
 import { badInput, notFound } from "../errors.ts";
-import type { HarnessRef } from "../hive/harnesses.ts";
-import type { Hive } from "../hive/open.ts";
 import { getRun, type RunRow } from "../hive/runs.ts";
 import {
   createThread,
@@ -28,7 +28,7 @@ import type { SseFrame } from "../http/sse.ts";
 import { getTrace } from "../journal/trace.ts";
 import type { Principal } from "../keys/authenticate.ts";
 import { runTokens } from "../run_tally.ts";
-import type { RunResult } from "../run_types.ts";
+import { recordedResult } from "../runs/recorded_result.ts";
 import type { Submission } from "../runs/service.ts";
 import { submitToThread, threadViewer } from "../runs/threads.ts";
 import { responseConversation } from "./messages.ts";
@@ -47,31 +47,41 @@ import {
   type OpenAiPlane,
   requireModel,
   streamError,
+  type WaitingResponse,
 } from "./plane.ts";
 import type { ResponseRequest } from "./requests.ts";
 
-/** A response's run and thread, as its viewer may see them. */
-interface Located {
-  run: RunRow;
-  thread: ThreadRecord;
-}
+/** A response's run (its hive row; none while it waits in the queue) and thread, as its viewer may see them. */
+type Located =
+  | { run: RunRow; thread: ThreadRecord; waiting?: undefined }
+  | { run?: undefined; thread: ThreadRecord; waiting: WaitingResponse };
 
 /**
  * Finds the run and thread of a response id: a run of this harness that is a turn of a thread the
- * viewer may see. Anything else is the same plain 404, whose existence is not disclosed.
+ * viewer may see, or a response of this control plane whose run waits for a slot. Anything else is
+ * the same plain 404, whose existence is not disclosed.
  */
 function locate(
-  db: Hive,
-  harness: HarnessRef,
+  plane: Pick<OpenAiPlane, "db" | "harness" | "waiting">,
   id: string,
   viewer: ThreadViewer,
   field?: string,
 ): Located {
+  const { db, harness } = plane;
   const unknown = () =>
     notFound(`Unknown response ${JSON.stringify(id)}`, field ? { field } : { response_id: id });
   const runId = responseRunId(id);
   const run = runId === undefined ? undefined : getRun(db, harness, runId);
-  if (!run?.thread_id) throw unknown();
+  if (!run) {
+    const waiting = runId === undefined ? undefined : plane.waiting.get(runId);
+    if (!waiting) throw unknown();
+    try {
+      return { thread: getThread(db, harness, waiting.facts.thread_id, viewer), waiting };
+    } catch {
+      throw unknown();
+    }
+  }
+  if (!run.thread_id) throw unknown();
   try {
     return { run, thread: getThread(db, harness, run.thread_id, viewer) };
   } catch {
@@ -79,11 +89,19 @@ function locate(
   }
 }
 
-/** The thread a new response goes on: the previous response's, when that is its newest turn. */
-function continued(db: Hive, harness: HarnessRef, previous: string, viewer: ThreadViewer) {
+/**
+ * The thread a new response goes on: the previous response's, when that is its newest turn (a
+ * response still waiting for a slot is: its thread is then busy, which `submitToThread` answers).
+ */
+function continued(
+  plane: Pick<OpenAiPlane, "db" | "harness" | "waiting">,
+  previous: string,
+  viewer: ThreadViewer,
+) {
   const field = "previous_response_id";
-  const { run, thread } = locate(db, harness, previous, viewer, field);
-  const newest = threadTurns(db, thread.thread_id).at(-1);
+  const { run, thread } = locate(plane, previous, viewer, field);
+  if (!run) return thread;
+  const newest = threadTurns(plane.db, thread.thread_id).at(-1);
   if (newest && newest.run_id !== run.run_id) {
     throw badInput(
       `${JSON.stringify(previous)} is not the newest response of its conversation: continue from ${
@@ -142,7 +160,7 @@ export async function createResponse(
   const previous = request.previous_response_id ?? null;
   const thread = previous === null
     ? createThread(db, harness, who.key_id, request.metadata ?? {})
-    : continued(db, harness, previous, viewer);
+    : continued(plane, previous, viewer);
   const created_at = nowSeconds();
   let submission: Submission;
   try {
@@ -177,6 +195,12 @@ export async function createResponse(
     metadata: thread.metadata,
     run,
   });
+  if (submission.queued) {
+    // Until its run starts (and is in the hive), GET /v1/responses/{id} finds it here.
+    const { run_id } = submission;
+    plane.waiting.set(run_id, { owner: who.key_id, facts: { ...facts(null), queued: true } });
+    submission.started.finally(() => plane.waiting.delete(run_id)).catch(() => {});
+  }
   if (!request.stream) {
     return { stream: false, body: responseObject(facts(await finished(submission))) };
   }
@@ -193,42 +217,22 @@ async function* responseEvents(
     event: e.type,
     data: { ...e, sequence_number: sequence++ },
   });
-  const pending = responseObject(facts(null));
-  yield frame({ type: "response.created", response: pending });
-  yield frame({ type: "response.in_progress", response: pending });
+  const queued = responseObject({ ...facts(null), queued: true });
+  const going = responseObject(facts(null));
+  yield frame({ type: "response.created", response: submission.queued ? queued : going });
   let run: FinishedRun;
   try {
+    if (submission.queued) {
+      yield frame({ type: "response.queued", response: queued });
+      await submission.started;
+    }
+    yield frame({ type: "response.in_progress", response: going });
     run = await finished(submission);
   } catch (err) {
     yield streamError(err, sequence);
     return;
   }
   for (const e of responseEndEvents(responseObject(facts(run)))) yield frame(e);
-}
-
-/** A finished run's result from its journal, or from its row and turn when `run_finished` is missing. */
-function resultOf(
-  events: readonly { type: string; payload: Record<string, unknown> }[],
-  run: RunRow,
-  output: string | null,
-): RunResult {
-  const last = events.findLast((e) => e.type === "run_finished");
-  if (last) return last.payload as unknown as RunResult;
-  const status = run.status === "running" ? "error" : run.status;
-  return {
-    run_id: run.run_id,
-    harness_id: run.harness_id,
-    status,
-    output: output ?? "",
-    cost_usd: run.cost_usd,
-    turns: run.turns,
-    started_at: run.started_at,
-    ended_at: run.ended_at ?? run.started_at,
-    duration_ms: run.duration_ms ?? 0,
-    spec_version: run.spec_version,
-    failure_signature: run.failure_signature,
-    ...(run.reason ? { error: { reason: run.reason, message: run.error ?? run.reason } } : {}),
-  };
 }
 
 /**
@@ -243,12 +247,13 @@ function resultOf(
  * @throws `not_found` for an unknown response, or another key's.
  */
 export async function retrieveResponse(
-  plane: Pick<OpenAiPlane, "db" | "harness">,
+  plane: Pick<OpenAiPlane, "db" | "harness" | "waiting">,
   id: string,
   who: Principal,
 ): Promise<ReturnType<typeof responseObject>> {
   const { db, harness } = plane;
-  const { run, thread } = locate(db, harness, id, threadViewer(who));
+  const { run, thread, waiting } = locate(plane, id, threadViewer(who));
+  if (waiting) return responseObject(waiting.facts);
   const { events } = await getTrace(db, harness, run.run_id);
   const turns = threadTurns(db, thread.thread_id);
   const at = turns.findIndex((t) => t.run_id === run.run_id);
@@ -263,7 +268,7 @@ export async function retrieveResponse(
     previous_response_id: before ? responseId(before.run_id) : null,
     metadata: thread.metadata,
     run: run.status === "running" ? null : {
-      result: resultOf(events, run, turns[at]?.output ?? null),
+      result: recordedResult(events, run, turns[at]?.output ?? null),
       tokens: runTokens(events),
     },
   });

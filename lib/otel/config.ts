@@ -8,6 +8,10 @@
  */
 
 import { badInput, quote } from "../errors.ts";
+import { DEFAULT_CONTENT_LIMIT } from "./content.ts";
+
+/** The shortest content attribute length limit: room for a message's shape and a little text. */
+const MIN_CONTENT_LIMIT = 256;
 
 /** The OTLP protocols the exporter speaks (gRPC is not offered). */
 export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
@@ -29,6 +33,11 @@ export interface OtlpConfig {
   serviceName: string;
   /** Message content on the spans (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`). */
   captureContent: boolean;
+  /**
+   * The longest a content attribute is, in characters (`OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`,
+   * else `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`, default `DEFAULT_CONTENT_LIMIT`).
+   */
+  contentLimit: number;
   /**
    * The variables the OpenTelemetry exporter reads itself, as they were when these settings were
    * read (an exporter is made once per distinct set of settings).
@@ -58,6 +67,25 @@ function read(env: EnvReader, name: string): string | undefined {
   return value ? value : undefined;
 }
 
+/** The content attributes' length limit, from the standard attribute limit variables. */
+function contentLimit(env: EnvReader): number {
+  const name = read(env, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") !== undefined
+    ? "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+    : "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT";
+  const value = read(env, name);
+  if (value === undefined) return DEFAULT_CONTENT_LIMIT;
+  const limit = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(limit) || limit < MIN_CONTENT_LIMIT) {
+    throw badInput(
+      `${name}=${
+        quote(value)
+      } is not a length: give the most characters a content attribute may hold, at least ${MIN_CONTENT_LIMIT} (default ${DEFAULT_CONTENT_LIMIT})`,
+      { variable: name, value },
+    );
+  }
+  return limit;
+}
+
 /**
  * The export settings besides the endpoint: protocol (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
  * `OTEL_EXPORTER_OTLP_PROTOCOL`, default `http/protobuf`), service name and content capture.
@@ -77,6 +105,7 @@ function settings(env: EnvReader): Omit<OtlpConfig, "url"> {
   }
   return {
     protocol: protocol as OtlpProtocol,
+    contentLimit: contentLimit(env),
     serviceName: read(env, "OTEL_SERVICE_NAME") ?? "framework",
     captureContent:
       read(env, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")?.toLowerCase() === "true",

@@ -64,6 +64,7 @@ export async function finishedRunSpans(
   return runSpans(events, {
     agentName: getHarness(db, row.harness_id)?.name ?? row.harness_id,
     captureContent: config.captureContent,
+    contentLimit: config.contentLimit,
     resource,
   });
 }

@@ -26,8 +26,12 @@ import type { Message, ToolCall } from "../models/types.ts";
 import { FRAMEWORK_VERSION } from "../version.ts";
 import {
   assistantMessage,
+  clipText,
   type ConventionMessage,
   conventionMessage,
+  DEFAULT_CONTENT_LIMIT,
+  messageJson,
+  messagesJson,
   systemInstructions,
 } from "./content.ts";
 import { spanIdOf, traceIdOf } from "./ids.ts";
@@ -38,6 +42,8 @@ export interface RunSpansOptions {
   agentName: string;
   /** Message content on the spans (already redacted in the journal). */
   captureContent: boolean;
+  /** The longest a content attribute is, in characters (default `DEFAULT_CONTENT_LIMIT`). */
+  contentLimit?: number;
   /** The exported resource (`service.name`, …), shared by every span of the export. */
   resource: Resource;
 }
@@ -71,10 +77,13 @@ interface Walk {
   handoffs: Map<string, Draft>;
   /**
    * The conversation so far, from the model calls' appended messages (as `foldContext` folds it: a
-   * fork's first call carries its whole context), and the system prompt (for content).
+   * fork's first call carries its whole context), each as its JSON text within the content limit,
+   * and the system prompt (for content).
    */
-  messages: ConventionMessage[];
+  messages: string[];
   system: string;
+  /** The content attributes' length limit. */
+  limit: number;
 }
 
 const INSTRUMENTATION_SCOPE = { name: "framework", version: FRAMEWORK_VERSION };
@@ -124,7 +133,7 @@ function openChat(w: Walk, e: JournalEvent, at: number): void {
   const model = (e.payload.model ?? {}) as { provider?: string; name?: string | null };
   if (w.options.captureContent) {
     for (const m of (e.payload.append as Message[] | undefined) ?? []) {
-      w.messages.push(conventionMessage(m));
+      w.messages.push(messageJson(conventionMessage(m), w.limit));
     }
   }
   const name = model.name ?? undefined;
@@ -141,8 +150,8 @@ function openChat(w: Walk, e: JournalEvent, at: number): void {
       "framework.turn": num(e.payload.turn),
       ...(w.options.captureContent
         ? {
-          "gen_ai.input.messages": JSON.stringify(w.messages),
-          "gen_ai.system_instructions": systemInstructions(w.system),
+          "gen_ai.input.messages": messagesJson(w.messages, w.limit),
+          "gen_ai.system_instructions": systemInstructions(w.system, w.limit),
         }
         : {}),
     }),
@@ -174,7 +183,10 @@ function closeChat(w: Walk, e: JournalEvent, at: number): void {
       (p.tool_calls as ToolCall[] | undefined) ?? [],
       finish,
     );
-    chat.attributes["gen_ai.output.messages"] = JSON.stringify([answer]);
+    chat.attributes["gen_ai.output.messages"] = messagesJson(
+      [messageJson(answer, w.limit)],
+      w.limit,
+    );
   }
 }
 
@@ -194,7 +206,12 @@ function openTool(w: Walk, e: JournalEvent, at: number): void {
       "gen_ai.tool.type": "function",
       "framework.turn": num(e.payload.turn),
       ...(w.options.captureContent
-        ? { "gen_ai.tool.call.arguments": JSON.stringify(e.payload.arguments ?? {}) }
+        ? {
+          "gen_ai.tool.call.arguments": clipText(
+            JSON.stringify(e.payload.arguments ?? {}),
+            w.limit,
+          ),
+        }
         : {}),
     }),
     links: [],
@@ -214,9 +231,12 @@ function closeTool(w: Walk, e: JournalEvent, at: number): void {
     draft.error = { type: error?.code ?? "tool_error", message: error?.message ?? "" };
   }
   if (w.options.captureContent) {
-    draft.attributes["gen_ai.tool.call.result"] = e.payload.ok === false
-      ? `Error (${error?.code}): ${error?.message}`
-      : str(e.payload.content) ?? "";
+    draft.attributes["gen_ai.tool.call.result"] = clipText(
+      e.payload.ok === false
+        ? `Error (${error?.code}): ${error?.message}`
+        : str(e.payload.content) ?? "",
+      w.limit,
+    );
   }
 }
 
@@ -279,17 +299,19 @@ function rootDraft(w: Walk, events: readonly JournalEvent[], start: number, end:
   const harness = str(started.harness_id) ?? "harness";
   const status = str(finished?.status) ?? "unfinished";
   const error = finished?.error as { reason?: string; message?: string } | undefined;
+  const one = (m: ConventionMessage) => messagesJson([messageJson(m, w.limit)], w.limit);
   const content = w.options.captureContent
     ? {
-      "gen_ai.input.messages": JSON.stringify([
-        { role: "user", parts: [{ type: "text", content: str(started.input) ?? "" }] },
-      ]),
-      "gen_ai.output.messages": JSON.stringify([{
+      "gen_ai.input.messages": one({
+        role: "user",
+        parts: [{ type: "text", content: str(started.input) ?? "" }],
+      }),
+      "gen_ai.output.messages": one({
         role: "assistant",
         parts: [{ type: "text", content: str(finished?.output) ?? "" }],
         finish_reason: status,
-      }]),
-      "gen_ai.system_instructions": systemInstructions(str(started.system) ?? ""),
+      }),
+      "gen_ai.system_instructions": systemInstructions(str(started.system) ?? "", w.limit),
     }
     : {};
   return {
@@ -395,6 +417,7 @@ export function runSpans(
     handoffs: new Map(),
     messages: [],
     system: "",
+    limit: options.contentLimit ?? DEFAULT_CONTENT_LIMIT,
   };
   for (const e of events) STEPS[e.type]?.(w, e, Date.parse(e.ts));
   const start = Date.parse(events[0]!.ts);

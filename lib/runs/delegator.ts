@@ -15,10 +15,12 @@
 import { resolve } from "node:path";
 import type { Hive } from "../hive/open.ts";
 import { openHive } from "../hive/open.ts";
+import { recordRemoteHandoff, remoteFitness } from "../hive/remote_handoffs.ts";
 import { harnessStats } from "../hive/stats.ts";
 import type { DelegateOutcome, DelegateRequest, Delegator } from "../runner/delegation.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
-import type { HarnessSpec } from "../harness_spec/schema.ts";
+import { type HarnessSpec, isRemotePeer, type RemotePeer } from "../harness_spec/schema.ts";
+import { sendToPeer } from "../tools/a2a_peer.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import type { RunService } from "./service.ts";
 
@@ -40,6 +42,10 @@ export interface Candidate {
   reason: string | null;
   /** Its folder (not journalled). */
   dir?: string;
+  /** A remote peer's URL (its name too). */
+  url?: string;
+  /** A remote peer's token variable (its name only; not journalled). */
+  token_env?: string;
 }
 
 /**
@@ -74,6 +80,18 @@ export async function considerPeers(
   const candidates: Candidate[] = [];
   const caps = new Map<string, number | undefined>();
   for (const p of d.peers ?? []) {
+    const limits = [p.max_cost_usd, d.max_cost_usd, context.remaining_usd]
+      .filter((x): x is number => x !== undefined);
+    const cap = limits.length ? Math.min(...limits) : undefined;
+    const depthOver = context.depth + 1 > maxDepth
+      ? `the depth would be ${context.depth + 1}, over max_depth ${maxDepth}`
+      : null;
+    if (isRemotePeer(p)) {
+      const c = remoteCandidate(db, p, depthOver, cap);
+      caps.set(c.peer, cap);
+      candidates.push(c);
+      continue;
+    }
     const peerDir = resolve(dir, p.harness);
     let harnessId: string | null = null;
     let fitness: Fitness = { success_rate: null, runs: 0 };
@@ -87,15 +105,12 @@ export async function considerPeers(
         reason = "its folder is not trusted (framework trust)";
       } else if (context.chain.includes(loaded.spec.id)) {
         reason = `it is already in the chain (${context.chain.join(" → ")}): a cycle`;
-      } else if (context.depth + 1 > maxDepth) {
-        reason = `the depth would be ${context.depth + 1}, over max_depth ${maxDepth}`;
+      } else if (depthOver) {
+        reason = depthOver;
       }
     } catch (err) {
       reason = `it is not a valid harness: ${(err as Error).message.split("\n")[0]}`;
     }
-    const limits = [p.max_cost_usd, d.max_cost_usd, context.remaining_usd]
-      .filter((x): x is number => x !== undefined);
-    const cap = limits.length ? Math.min(...limits) : undefined;
     if (!reason && cap !== undefined && cap <= 0) reason = "no budget is left for it";
     caps.set(p.name, cap);
     candidates.push({
@@ -110,6 +125,31 @@ export async function considerPeers(
   return { candidates, caps };
 }
 
+/**
+ * A remote peer as a hand-off sees it: named by its URL, its fitness from this hive's record of
+ * hand-offs to it; it may not take a task without its token variable set, past `max_depth`, or
+ * without budget.
+ */
+function remoteCandidate(
+  db: Hive,
+  p: RemotePeer,
+  depthOver: string | null,
+  cap: number | undefined,
+): Candidate {
+  const reason = !Deno.env.get(p.token_env)
+    ? `its token variable ${p.token_env} is not set in this process's environment`
+    : depthOver ?? (cap !== undefined && cap <= 0 ? "no budget is left for it" : null);
+  return {
+    peer: p.a2a,
+    harness_id: null,
+    fitness: remoteFitness(db, p.a2a),
+    eligible: reason === null,
+    reason,
+    url: p.a2a,
+    token_env: p.token_env,
+  };
+}
+
 /** The fittest of the eligible: highest success rate (none counts lowest), then most runs. */
 function fittest(candidates: Candidate[]): Candidate | undefined {
   return candidates.filter((c) => c.eligible).sort((a, b) =>
@@ -121,10 +161,117 @@ function fittest(candidates: Candidate[]): Candidate | undefined {
 const journalled = (c: Candidate) => ({
   peer: c.peer,
   harness_id: c.harness_id,
+  ...(c.url ? { url: c.url } : {}),
   fitness: c.fitness,
   eligible: c.eligible,
   reason: c.reason,
 });
+
+/** What a hand-off to a remote peer needs from the delegator. */
+interface RemoteHandOff {
+  db: Hive;
+  request: DelegateRequest;
+  chosen: Candidate & { url: string; token_env: string };
+  cap: number | undefined;
+  depth: number;
+  chain: string[];
+  decline: (reason: string) => DelegateOutcome;
+}
+
+/**
+ * Hands a task to a remote peer over A2A: the task is sent with the cap asked of the peer, the
+ * remote task id is the child reference, and the cost counted is what the peer reports — or, when it
+ * reports none, the whole cap (a hand-off whose cost is unknown has spent what it was allowed). A
+ * reported cost over the cap halts the hand-off (`guardrail_halt`). Each hand-off is recorded in the
+ * hive for the peer's fitness; one that made no task is declined.
+ */
+async function handToRemote(h: RemoteHandOff): Promise<DelegateOutcome> {
+  const { db, request, chosen, cap } = h;
+  const url = chosen.url;
+  let taskId: string | null = null;
+  let agent: string | null = null;
+  const record = (status: string, cost: number) =>
+    recordRemoteHandoff(db, {
+      url,
+      parent_run_id: request.parent.run_id,
+      task_id: taskId,
+      status,
+      cost_usd: cost,
+    });
+  let outcome;
+  try {
+    outcome = await sendToPeer({
+      url,
+      token: Deno.env.get(chosen.token_env) ?? "",
+      task: request.task,
+      capUsd: cap,
+      signal: request.signal,
+      onTask: (id, name) => {
+        taskId = id;
+        agent = name;
+        request.emit("delegation_started", {
+          peer: url,
+          url,
+          harness_id: name,
+          child_run_id: id,
+          fitness: chosen.fitness,
+          depth: h.depth,
+          chain: h.chain,
+          cost_cap_usd: cap ?? null,
+        });
+      },
+    });
+  } catch (err) {
+    const message = (err as Error).message.split("\n")[0];
+    if (taskId === null) {
+      record("error", 0);
+      return h.decline(`The A2A peer ${url} could not take it: ${message}`);
+    }
+    outcome = {
+      task_id: taskId,
+      agent: agent ?? "",
+      status: "error" as const,
+      state: "unknown",
+      output: "",
+      reported_cost_usd: undefined,
+      turns: 0,
+      error: `the remote task was lost: ${message}`,
+    };
+  }
+  const reported = outcome.reported_cost_usd;
+  const cost = reported ?? cap ?? 0;
+  const over = reported !== undefined && cap !== undefined && reported > cap;
+  const status = over ? "guardrail_halt" : outcome.status;
+  const error = over
+    ? `the peer reported $${reported}, over the hand-off's cap of $${cap}`
+    : outcome.error;
+  record(status, cost);
+  request.emit("delegation_finished", {
+    peer: url,
+    url,
+    harness_id: outcome.agent,
+    child_run_id: outcome.task_id,
+    status,
+    state: outcome.state,
+    cost_usd: cost,
+    cost_reported: reported !== undefined,
+    turns: outcome.turns,
+  });
+  return {
+    delegated: true,
+    delegation: {
+      peer: url,
+      harness_id: outcome.agent,
+      run_id: outcome.task_id,
+      status,
+      cost_usd: cost,
+      turns: outcome.turns,
+      url,
+    },
+    output: outcome.output,
+    ...(error ? { error } : {}),
+  };
+}
 
 /**
  * The delegator a run service gives its runs.
@@ -171,6 +318,11 @@ export function createDelegator(runs: RunService): Delegator {
     }
     if (!chosen.eligible) return decline(`${chosen.peer} cannot take it: ${chosen.reason}`);
     const depth = parent.context.depth + 1;
+    if (chosen.url !== undefined && chosen.token_env !== undefined) {
+      const chain = [...parent.context.chain, chosen.url];
+      const remote = { ...chosen, url: chosen.url, token_env: chosen.token_env };
+      return await handToRemote({ db, request, chosen: remote, cap, depth, chain, decline });
+    }
     const chain = [...parent.context.chain, chosen.harness_id!];
     const submission = await runs.submit(chosen.dir!, { input: request.task }, {
       parentRunId: parent.run_id,

@@ -233,7 +233,10 @@ function delegate(): BuiltinTool {
         type: "object",
         properties: {
           task: { type: "string", description: "What the peer should do, on its own" },
-          peer: { type: "string", description: "A peer's name (default: the fittest eligible)" },
+          peer: {
+            type: "string",
+            description: "A peer's name, or a remote peer's URL (default: the fittest eligible)",
+          },
         },
         required: ["task"],
         additionalProperties: false,

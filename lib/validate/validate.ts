@@ -12,7 +12,7 @@ import { openHive } from "../hive/open.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { ownerOfId } from "../harness_spec/claim.ts";
 import { checkCodeRefs } from "./check_code_refs.ts";
-import { checkPeers } from "./check_peers.ts";
+import { checkPeers, type ConnectedPeer } from "./check_peers.ts";
 import { positionOf, sortIssues, type SpecIssue } from "../harness_spec/issues.ts";
 import { checkHarness, specIsValid } from "../harness_spec/load.ts";
 import { evalSetIssues } from "../harness_spec/eval_sets.ts";
@@ -28,13 +28,18 @@ export interface ValidationResult {
   spec_version?: string;
   /** With `connect`: the tools each MCP server offers. */
   mcp?: { server: string; tools: string[] }[];
+  /** With `connect`: each remote (A2A) peer's agent card. */
+  peers?: ConnectedPeer[];
 }
 
 /** Options of {@link validateHarness}. */
 export interface ValidateOptions {
   /** Check code refs (default true). Code is only loaded in a trusted folder. */
   code?: boolean;
-  /** Connect to the MCP servers and list their tools (`validate --connect`; never over HTTP). */
+  /**
+   * Connect to the MCP servers and list their tools, and fetch each remote peer's agent card
+   * (`validate --connect`; never over HTTP).
+   */
   connect?: boolean;
 }
 
@@ -85,8 +90,11 @@ export async function validateHarness(
     const found = await checkCodeRefs(dir, sofar.spec, trusted);
     for (const p of found) issues.push({ ...p, ...at(p.path) });
   }
+  let peers: ConnectedPeer[] | undefined;
   if (parsed.spec) {
-    for (const p of await checkPeers(dir, parsed.spec)) issues.push({ ...p, ...at(p.path) });
+    const checkedPeers = await checkPeers(dir, parsed.spec, options.connect === true);
+    for (const p of checkedPeers.issues) issues.push({ ...p, ...at(p.path) });
+    if (options.connect && checkedPeers.cards.length) peers = checkedPeers.cards;
   }
   let mcp: ValidationResult["mcp"];
   const checked = { spec: parsed.spec, issues };
@@ -103,6 +111,7 @@ export async function validateHarness(
     ...(typeof id === "string" ? { id } : {}),
     ...(valid ? { spec_version: specVersion(parsed.value) } : {}),
     ...(mcp ? { mcp } : {}),
+    ...(peers ? { peers } : {}),
   };
 }
 

@@ -325,7 +325,7 @@ export interface HarnessDetail {
   stats: HarnessStats;
   evolved: number;
   /** Its delegation peers with their fitness and whether they may take a task now. */
-  peers: Omit<Candidate, "dir">[];
+  peers: Omit<Candidate, "dir" | "token_env">[];
 }
 
 /**
@@ -352,7 +352,7 @@ export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail
         depth: 0,
         chain: [id],
         remaining_usd: undefined,
-      })).candidates.map(({ dir: _dir, ...c }) => c)
+      })).candidates.map(({ dir: _dir, token_env: _env, ...c }) => c)
       : [],
   };
 }

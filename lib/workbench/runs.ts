@@ -11,7 +11,9 @@ import type { HarnessRef } from "../hive/harnesses.ts";
 import { harnessOfRun, listRuns, type RunRow } from "../hive/runs.ts";
 import { type ThreadRecord, threadsByIds } from "../hive/threads.ts";
 import { foldContext, type FoldedContext } from "../journal/fold.ts";
-import { findRun, getTrace, getTracePage, type Trace } from "../journal/trace.ts";
+import { findRun, getTrace, getTracePage, readJournalBytes, type Trace } from "../journal/trace.ts";
+import { parseJournal } from "../journal/verify.ts";
+import { type HandOffs, handOffsOf } from "../hand_offs.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import { liveState, type LiveView } from "../runs/controls.ts";
 import { runEventFrames } from "../runs/events.ts";
@@ -29,6 +31,37 @@ export function targetRun(db: Hive, runId: string): RunRow {
   const row = findRun(db, null, runId);
   if (row.harness_id === COPILOT_ID) throw notFound(`Unknown run ${JSON.stringify(runId)}`);
   return row;
+}
+
+/** A run's hand-offs as the chat shows them (`GET /api/runs/{id}/hand-offs`). */
+export interface RunHandOffs {
+  run_id: string;
+  harness_id: string;
+  status: RunRow["status"];
+  /** The run's cost, its children's included (of a run still going: as the hive has it). */
+  cost_usd: number;
+  hand_offs: HandOffs;
+}
+
+/**
+ * A target run's hand-offs, read from its journal (as written so far, for a run still going): one
+ * line per hand-off, the declines, the referrals and the delegated share of the cost.
+ *
+ * @param db The hive.
+ * @param runId The run id.
+ * @returns The hand-offs.
+ * @throws `not_found` for an unknown run or the copilot's own.
+ */
+export async function runHandOffs(db: Hive, runId: string): Promise<RunHandOffs> {
+  const row = targetRun(db, runId);
+  const h = handOffsOf(parseJournal(await readJournalBytes(row)));
+  return {
+    run_id: row.run_id,
+    harness_id: row.harness_id,
+    status: row.status,
+    cost_usd: row.cost_usd,
+    hand_offs: h,
+  };
 }
 
 /** A run as Trace shows it (`GET /api/runs/{id}`). */

@@ -41,6 +41,7 @@ export function openAiRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
     runs: ctx.runs,
     target: ctx.trusted,
     harness: ctx.harness,
+    waiting: new Map(),
   };
   const since = nowSeconds();
   app.get("/models", async (c) => {

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { FrameworkError } from "../../lib/errors.ts";
 import { harnessOfRun } from "../../lib/hive/runs.ts";
 import { harnessStats } from "../../lib/hive/stats.ts";
+import { harnessCharts, MAX_CHART_DAYS } from "../../lib/hive/charts.ts";
 import { okResponse } from "../../lib/http/response.ts";
 import { sseResponse, sseWhileOpen } from "../../lib/http/sse.ts";
 import { readJournalBytes } from "../../lib/journal/trace.ts";
@@ -23,6 +24,7 @@ import {
   followTargetRuns,
   harnessRuns,
   runContext,
+  runHandOffs,
   runView,
   targetRun,
 } from "../../lib/workbench/runs.ts";
@@ -57,6 +59,12 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
     "/api/harnesses/:id/stats",
     (c) => okResponse(harnessStats(hive, harnessRefOf(hive, c.req.param("id")))),
   );
+  app.get("/api/harnesses/:id/charts", (c) =>
+    okResponse(harnessCharts(
+      hive,
+      harnessRefOf(hive, c.req.param("id")),
+      wholeNumber(c.req.query("days"), { name: "days", min: 1, max: MAX_CHART_DAYS, fallback: 30 }),
+    )));
   app.post("/api/harnesses/:id/runs", async (c) => {
     const request = readRequest(RUN_REQUEST, await ctx.body(c));
     const run = await ctx.runs.submit(harnessDirOf(hive, c.req.param("id")), request);
@@ -85,6 +93,10 @@ export function runRoutes(ctx: WorkbenchContext): WorkbenchApp {
     if (!seq) throw new FrameworkError("bad_input", "Send ?seq= with the seq of a model call");
     return okResponse(await runContext(hive, c.req.param("id"), seq));
   });
+  app.get(
+    "/api/runs/:id/hand-offs",
+    async (c) => okResponse(await runHandOffs(hive, c.req.param("id"))),
+  );
   app.get("/api/runs/:id/export", async (c) => {
     const row = targetRun(hive, c.req.param("id"));
     if (row.status === "running") {

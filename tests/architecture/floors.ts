@@ -42,7 +42,8 @@ export const FLOORS: readonly Floor[] = [
   { folders: ["journal"], about: "hash-chained traces, their verification and description" },
   {
     folders: ["tools", "construct", "interface", "package", "otel"],
-    about: "built-in tools, the code sandbox; set/add/remove/init/replace spec; a harness's " +
+    about: "built-in tools, the code sandbox, the MCP and A2A clients; set/add/remove/init/" +
+      "replace spec; a harness's " +
       "page (`framework generate`); packages (`framework package`); finished journals " +
       "exported as OpenTelemetry traces",
   },
@@ -54,10 +55,11 @@ export const FLOORS: readonly Floor[] = [
   { folders: ["evolve"], about: "proposals, the evolution gate, auto-propose" },
   { folders: ["runs"], about: "the run service, live controls, forks and lineage" },
   {
-    folders: ["evals", "openai"],
+    folders: ["evals", "openai", "a2a"],
     about:
       "evaluations, versions compared, proposals measured before apply; the OpenAI-compatible " +
-      "endpoints' requests and answers over the run service",
+      "endpoints' requests and answers over the run service; the A2A agent card, JSON-RPC and " +
+      "tasks over the run service",
   },
   {
     folders: ["workbench"],

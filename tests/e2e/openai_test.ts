@@ -420,3 +420,61 @@ Deno.test("outside /v1/ the ok wrapper stays; inside it, OpenAI's shape", async 
   assert.equal(run.json.ok, false);
   assert.equal(run.json.error.kind, "not_found");
 });
+
+Deno.test("a response waiting in the queue can be read back and is not continued", async () => {
+  await using home = await tempDir("fw-oai-home-");
+  await using root = await tempDir();
+  const dir = await writeHarness(root.path, "talker", { model: model() });
+  const alice = await memberToken(dir, home.path, "alice", ["run", "read"]);
+  const other = await memberToken(dir, home.path, "other", ["run", "read"]);
+  // One slot and a queue: a second run waits for the first.
+  await using plane = await startControlPlane(dir, {
+    home: home.path,
+    args: ["--max-concurrent-runs", "1", "--max-queued-runs", "4"],
+    env: SERVER_ENV,
+  });
+  const client = new OpenAI({ baseURL: `${plane.url}/v1`, apiKey: alice.token, maxRetries: 0 });
+  const slow = (await client.chat.completions.create({
+    model: "talker",
+    messages: [{ role: "user", content: "slow: take your time" }],
+    stream: true,
+  }))[Symbol.asyncIterator]();
+  await slow.next(); // the slow run has the slot once its role chunk comes
+
+  const queued = (await client.responses.create({
+    model: "talker",
+    input: "two: after the slow one",
+    stream: true,
+  }))[Symbol.asyncIterator]();
+  const created = (await queued.next()).value as Json;
+  assert.equal(created.type, "response.created");
+  assert.equal(created.response.status, "queued");
+  const id: string = created.response.id;
+  // While it waits, its id is known to the client: reading it back says so, to its key alone.
+  const waiting: Json = await client.responses.retrieve(id);
+  assert.equal(waiting.id, id);
+  assert.equal(waiting.status, "queued");
+  assert.deepEqual(waiting.output, []);
+  assert.equal(waiting.framework.status, "queued");
+  const asOther = new OpenAI({ baseURL: `${plane.url}/v1`, apiKey: other.token, maxRetries: 0 });
+  await assert.rejects(asOther.responses.retrieve(id), OpenAI.NotFoundError);
+  // Continuing it before it has answered is the conversation's run going: 409, not "unknown".
+  await assert.rejects(
+    client.responses.create({ model: "talker", input: "one", previous_response_id: id }),
+    (e: Json) => {
+      assert.ok(e instanceof OpenAI.ConflictError, String(e));
+      return true;
+    },
+  );
+
+  const types: string[] = [];
+  for (let next = await queued.next(); !next.done; next = await queued.next()) {
+    types.push((next.value as Json).type);
+  }
+  assert.deepEqual(types.slice(0, 2), ["response.queued", "response.in_progress"]);
+  assert.equal(types.at(-1), "response.completed");
+  for (let next = await slow.next(); !next.done; next = await slow.next()) { /* drain */ }
+  const done: Json = await client.responses.retrieve(id);
+  assert.equal(done.status, "completed");
+  assert.equal(done.output_text, "Answer two.");
+});

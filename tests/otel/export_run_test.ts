@@ -326,3 +326,63 @@ Deno.test("exportRunTrace(): a resumed fork links to its parent's model call it 
     attributes: { "framework.link.type": "fork", "framework.run.id": parent.run_id },
   }]);
 });
+
+Deno.test("exportRunTrace(): content stays within the attribute length limit, however long the run", async () => {
+  await using _home = await tempHome();
+  await using root = await tempDir();
+  await using receiver = startOtlpReceiver();
+  // Eight turns, each reading a 30 000-character file: the conversation grows to 240 000 characters,
+  // and without a bound every chat span would carry all of it (the trace grows as the square).
+  const reads = Array.from({ length: 8 }, (_, i) => ({
+    tool_calls: [{ name: "file_read", arguments: { path: `workspace/f${i}.txt` } }],
+  }));
+  const files = Object.fromEntries(
+    reads.map((_, i) => [`workspace/f${i}.txt`, `${i}`.repeat(29_990) + `<end of ${i}>`]),
+  );
+  const dir = await writeHarness(root.path, "big", {
+    model: scripted([...reads, { text: "Done." }]),
+    tools: [{ builtin: "file_read" }],
+    limits: { max_turns: 20 },
+  }, files);
+  const run = await startRun(dir, { input: "read them all" });
+  assert.equal((await run.result).status, "success");
+  const longest = (spans: ReceivedSpan[]) =>
+    Math.max(
+      ...spans.flatMap((s) =>
+        Object.values(s.attributes).map((v) => typeof v === "string" ? v.length : 0)
+      ),
+    );
+  const chatsOf = (spans: ReceivedSpan[]) =>
+    byName(spans, "chat test-script").sort((a, b) =>
+      Number(a.startTimeUnixNano - b.startTimeUnixNano)
+    );
+
+  // The default bound.
+  const content: EnvReader = (name) =>
+    ({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" })[name];
+  await exportRunTrace(openHive(), null, run.run_id, otlpConfigFor(receiver.url, content));
+  const spans = await receiver.waitFor((s) => s.length === 18);
+  assert.ok(longest(spans) <= 32_768, `an attribute of ${longest(spans)} characters`);
+  const last = JSON.parse(chatsOf(spans).at(-1)!.attributes["gen_ai.input.messages"] as string);
+  // The newest messages are kept whole while they fit; the oldest are left out.
+  assert.equal(last.at(-1).role, "tool");
+  assert.match(last.at(-1).parts[0].response, /<end of 7>$/);
+  assert.ok(last.length < 17, `${last.length} messages`);
+
+  // A smaller one, from the standard variable: a message longer than it is clipped, and marked.
+  const small: EnvReader = (name) =>
+    ({
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true",
+      OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "1000",
+    })[name];
+  await exportRunTrace(openHive(), null, run.run_id, otlpConfigFor(receiver.url, small));
+  const clipped = (await receiver.waitFor((s) => s.length === 36)).slice(18);
+  assert.ok(longest(clipped) <= 1000, `an attribute of ${longest(clipped)} characters`);
+  const newest = JSON.parse(
+    chatsOf(clipped).at(-1)!.attributes["gen_ai.input.messages"] as string,
+  ).at(-1);
+  assert.equal(newest.role, "tool");
+  assert.match(newest.parts[0].response, /^7{100}.*… \[\d+ more characters\]$/);
+  const tool = byName(clipped, "execute_tool file_read")[0]!;
+  assert.match(tool.attributes["gen_ai.tool.call.result"] as string, /… \[\d+ more characters\]$/);
+});

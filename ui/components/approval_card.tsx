@@ -18,7 +18,7 @@ import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import type { ApprovalPreview, ApprovalRecord } from "../types.ts";
 import { Diff } from "./diff.tsx";
-import { Pending } from "./empty.tsx";
+import { ErrorLine, Pending } from "./empty.tsx";
 import { Icon } from "./icons.tsx";
 import { JsonView } from "./json_view.tsx";
 import { Link } from "./link.tsx";
@@ -119,7 +119,7 @@ export function ApprovalCard(props: {
           <Icon name="x" /> Deny
         </button>
       </form>
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </section>
   );
 }

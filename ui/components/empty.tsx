@@ -38,3 +38,21 @@ export function Pending(props: { error?: { message: string } | undefined; what?:
   }
   return <p class="muted loading">Loading{props.what ? ` ${props.what}` : ""}…</p>;
 }
+
+/**
+ * A form's or an action's error, said at once to a screen reader (nothing when there is none): the
+ * one block every form shows under its buttons.
+ *
+ * @param props The error text, and an id or test id when something points at it.
+ * @returns The line, or nothing.
+ */
+export function ErrorLine(
+  props: { error: string | null | undefined; id?: string; testId?: string },
+) {
+  if (!props.error) return null;
+  return (
+    <p class="field-error" role="alert" id={props.id} data-testid={props.testId}>
+      {props.error}
+    </p>
+  );
+}

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ErrorLine } from "./empty.tsx";
 import { useEffect, useState } from "preact/hooks";
 import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
@@ -175,7 +176,7 @@ export function EvalCaseForm(props: { runId: string; harnessId: string; onClose:
         validators={validators}
         optionsOf={optionsOf}
       />
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
       <div class="eval-case-actions">
         <button type="submit" class="primary" disabled={busy || !set.trim() || !id.trim()}>
           {busy ? <span class="spinner small" /> : <Icon name="plus" />} Add to{" "}

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ErrorLine } from "./empty.tsx";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { startAndFollow } from "../follow_run.ts";
@@ -167,7 +168,7 @@ export function ForkForm(props: { runId: string; seq: number; append?: AppendedM
           />
         )
         : null}
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
       <div class="fork-actions">
         <button type="submit" class="primary" disabled={busy || !shown.trim()}>
           <Icon name="fork" /> {chosen ? "Fork with the edit" : "Fork"}

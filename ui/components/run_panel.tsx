@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ErrorLine } from "./empty.tsx";
 import { useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { startAndFollow } from "../follow_run.ts";
@@ -95,7 +96,7 @@ export function RunPanel(props: { harness: HarnessDetail }) {
         </button>
         <span class="muted small">Ctrl+Enter runs; the trace follows the run live.</span>
       </div>
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </form>
   );
 }

@@ -17,6 +17,7 @@ import { SteerBox } from "../components/live_controls.tsx";
 import { SLASH_MENU_ID, SlashMenu, useSlashMenu } from "../components/slash_menu.tsx";
 import { Link } from "../components/link.tsx";
 import { Markdown } from "../components/markdown.tsx";
+import { TurnHandOffs } from "../components/turn_hand_offs.tsx";
 import { RunStatusBadge } from "../components/status.tsx";
 import { Time } from "../components/time.tsx";
 import { oneLine, shortId } from "../format.ts";
@@ -738,6 +739,7 @@ function MessageView(props: { message: ChatMessage; artifacts: Artifact[]; route
           </ul>
         )
         : null}
+      <TurnHandOffs artifacts={props.artifacts} route={props.route} />
     </article>
   );
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ErrorLine } from "../components/empty.tsx";
 import { useAction } from "../action.ts";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
@@ -367,7 +368,7 @@ function NewHarness(props: { onDone: () => void }) {
           <option value="hello">hello (example)</option>
         </select>
       </label>
-      {error ? <p id="new-harness-error" class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} id="new-harness-error" />
       <div class="row">
         <button type="submit" class="primary" disabled={busy || !id.trim()}>Create</button>
         <button type="button" onClick={props.onDone}>Cancel</button>

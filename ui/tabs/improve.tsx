@@ -11,7 +11,7 @@ import { useAction } from "../action.ts";
 import { useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Diff } from "../components/diff.tsx";
-import { Empty, Pending } from "../components/empty.tsx";
+import { Empty, ErrorLine, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { Segmented, statusChoices } from "../components/segmented.tsx";
@@ -441,7 +441,7 @@ function Decide(props: { proposal: Proposal; applyYaml: boolean; approved: Set<s
           Reject
         </button>
       </div>
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </div>
   );
 }
@@ -504,7 +504,7 @@ function Measure(props: { proposal: Proposal }) {
           </p>
         )
         : null}
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </div>
   );
 }

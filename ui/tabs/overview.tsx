@@ -9,7 +9,7 @@ import { RUN_STATUSES } from "../../lib/run_types.ts";
 import { useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { callApi } from "../api.ts";
-import { Empty } from "../components/empty.tsx";
+import { Empty, Pending } from "../components/empty.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { signatureOutcome } from "../../lib/failure_signature.ts";
@@ -17,8 +17,10 @@ import { Time } from "../components/time.tsx";
 import { formatCost, formatDuration, formatPercent, shortId } from "../format.ts";
 import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
-import { useStore } from "../store.ts";
+import { useApi, useStore } from "../store.ts";
 import type { HarnessDetail } from "../types.ts";
+import type { HarnessCharts } from "../../lib/hive/charts.ts";
+import { LineChart, RunsPerDayChart } from "../components/charts.tsx";
 
 /**
  * The Overview tab.
@@ -48,6 +50,7 @@ export function Overview(props: { harness: HarnessDetail }) {
       </div>
 
       {s.total ? <Outcomes harness={h} /> : null}
+      {s.total ? <OverviewCharts harnessId={h.id} /> : null}
 
       <h2 class="section-title">Recent failures by signature</h2>
       <FailureGroups harness={h} />
@@ -55,6 +58,61 @@ export function Overview(props: { harness: HarnessDetail }) {
         ? <McpServers harnessId={h.id} servers={h.spec!.mcp_servers as { name: string }[]} />
         : null}
       {h.peers.length ? <Peers harness={h} /> : null}
+    </div>
+  );
+}
+
+/**
+ * The history of the runs of the last 30 days: runs per day by status; cost per run and the p50
+ * and p95 durations per day.
+ */
+function OverviewCharts(props: { harnessId: string }) {
+  const charts = useApi<HarnessCharts>(paths.charts(props.harnessId));
+  if (!charts.data) return <Pending error={charts.error} what="the charts" />;
+  const c = charts.data;
+  const days = c.cost_duration.map((d) => d.day.slice(5));
+  const range = `${c.from} to ${c.to} (UTC)`;
+  return (
+    <div class="charts" data-testid="overview-charts">
+      <RunsPerDayChart days={c.runs_per_day} />
+      <LineChart
+        id="cost-per-run"
+        title="Cost per run"
+        label={`Mean cost per run by day, ${range}`}
+        xHead="Day"
+        xLabels={days}
+        xNames={c.cost_duration.map((d) => d.day)}
+        series={[{
+          name: "cost per run",
+          cls: "line-cost",
+          color: "var(--ok)",
+          values: c.cost_duration.map((d) => d.cost_per_run_usd),
+        }]}
+        format={formatCost}
+      />
+      <LineChart
+        id="duration"
+        title="Duration, p50 and p95"
+        label={`Median and 95th percentile run duration by day, ${range}`}
+        xHead="Day"
+        xLabels={days}
+        xNames={c.cost_duration.map((d) => d.day)}
+        series={[
+          {
+            name: "p50",
+            cls: "line-p50",
+            color: "var(--accent)",
+            values: c.cost_duration.map((d) => d.p50_duration_ms),
+          },
+          {
+            name: "p95",
+            cls: "line-p95",
+            color: "var(--warn)",
+            values: c.cost_duration.map((d) => d.p95_duration_ms),
+          },
+        ]}
+        format={formatDuration}
+      />
     </div>
   );
 }
@@ -185,9 +243,10 @@ function Peers(props: { harness: HarnessDetail }) {
       <ul>
         {props.harness.peers.map((p) => (
           <li key={p.peer} data-peer={p.peer}>
-            <strong>{p.peer}</strong> {formatPercent(p.fitness.success_rate)} over {p.fitness.runs}
-            {" "}
-            runs
+            <strong>{p.peer}</strong>
+            {p.url ? <span class="muted small" data-testid="a2a-peer">A2A</span> : null}{" "}
+            {formatPercent(p.fitness.success_rate)} over {p.fitness.runs}{" "}
+            {p.url ? "hand-offs" : "runs"}
             {p.eligible ? "" : <span class="muted small">· {p.reason}</span>}
           </li>
         ))}

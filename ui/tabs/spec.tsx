@@ -12,7 +12,7 @@
 import { useMemo, useRef, useState } from "preact/hooks";
 import { frozenRootIn } from "../../lib/frozen_root.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
-import { Pending } from "../components/empty.tsx";
+import { ErrorLine, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { oneLine } from "../format.ts";
 import { paths } from "../paths.ts";
@@ -395,7 +395,7 @@ function TextEditor(
           }
         }}
       />
-      {error ? <p class="field-error" role="alert" data-testid="text-error">{error}</p> : null}
+      <ErrorLine error={error} testId="text-error" />
       {confirmRoots
         ? (
           <ConfirmFrozen

@@ -33,6 +33,7 @@ import {
 } from "../components/forks.tsx";
 import { EvalCaseForm } from "../components/eval_case.tsx";
 import { DelegationPanel } from "../components/delegation.tsx";
+import { Waterfall } from "../components/waterfall.tsx";
 import { ApprovalCard } from "../components/approval_card.tsx";
 import {
   APPROVAL_TYPES,
@@ -247,8 +248,7 @@ function RunTrace(props: { runId: string }) {
 }
 
 function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: boolean }) {
-  const store = useStore();
-  const route = store.route.value;
+  const route = useStore().route.value;
   const { trace, events } = props;
   const run = trace.run;
   const counts = useMemo(() => {
@@ -261,11 +261,58 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     () => (types ? events.filter((e) => types.has(e.type)) : events),
     [events, route.query.types],
   );
+  const selection = useEventSelection(shown, events);
+  const [addingCase, setAddingCase] = useState(false);
+  const figures = useRunFigures(trace, events);
+
+  return (
+    <div class="trace" data-testid="trace" data-complete={props.complete ? "true" : "false"}>
+      <TraceHead
+        trace={trace}
+        events={events}
+        counts={counts}
+        figures={figures}
+        addingCase={addingCase}
+        onAddingCase={setAddingCase}
+      />
+      <TraceApprovals trace={trace} events={events} />
+      {addingCase && !trace.live
+        ? (
+          <EvalCaseForm
+            key={run.run_id}
+            runId={run.run_id}
+            harnessId={run.harness_id}
+            onClose={() => setAddingCase(false)}
+          />
+        )
+        : null}
+      <TracePanels trace={trace} events={events} counts={counts} cost={figures.cost_usd} />
+      <TypeFilters
+        events={events}
+        counts={counts}
+        types={types}
+        loading={props.complete ? null : trace.event_count}
+      />
+      <WaterfallPanel trace={trace} events={events} selection={selection} />
+      <TraceSplit trace={trace} events={events} shown={shown} selection={selection} />
+    </div>
+  );
+}
+
+/** The selected event (by the route's `seq`), and how to select another or move along the list. */
+interface EventSelection {
+  seq: number | null;
+  selected: JournalEvent | undefined;
+  select: (e: JournalEvent | undefined) => void;
+  move: (step: number) => void;
+}
+
+/** The event selection of Trace: by click, by `j`/`k` and the arrow keys, by the waterfall. */
+function useEventSelection(shown: JournalEvent[], events: JournalEvent[]): EventSelection {
+  const store = useStore();
+  const route = store.route.value;
   const seq = route.query.seq ? Number(route.query.seq) : null;
   const selected = seq === null ? undefined : events.find((e) => e.seq === seq);
-  const start = Date.parse(events[0]?.ts ?? run.started_at);
-  const [addingCase, setAddingCase] = useState(false);
-
   const select = (e: JournalEvent | undefined) => {
     if (!e) return;
     store.navigate(withRoute(store.route.value, { query: { seq: String(e.seq) } }), {
@@ -285,37 +332,23 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
     );
   };
   useShortcuts({ j: () => move(1), k: () => move(-1) });
+  return { seq, selected, select, move };
+}
 
+/** A live run's switches and steering, the hand-offs, the lineage, the integrity, the failure. */
+function TracePanels(
+  props: { trace: TraceView; events: JournalEvent[]; counts: Map<string, number>; cost: number },
+) {
+  const { trace, events } = props;
+  const run = trace.run;
   const live = currentState(trace, events);
-  const figures = useRunFigures(trace, events);
-
   return (
-    <div class="trace" data-testid="trace" data-complete={props.complete ? "true" : "false"}>
-      <TraceHead
-        trace={trace}
-        events={events}
-        counts={counts}
-        figures={figures}
-        addingCase={addingCase}
-        onAddingCase={setAddingCase}
-      />
-      <TraceApprovals trace={trace} events={events} />
-
-      {addingCase && !trace.live
-        ? (
-          <EvalCaseForm
-            key={run.run_id}
-            runId={run.run_id}
-            harnessId={run.harness_id}
-            onClose={() => setAddingCase(false)}
-          />
-        )
-        : null}
+    <>
       {live ? <RunSwitches runId={run.run_id} state={live} /> : null}
-      {live || counts.has("steering_delivered")
+      {live || props.counts.has("steering_delivered")
         ? <SteerBox controls={paths.runControls(run.run_id)} live={!!live} />
         : null}
-      <DelegationPanel events={events} totalCost={figures.cost_usd} />
+      <DelegationPanel events={events} totalCost={props.cost} />
       <LineagePanel runId={run.run_id} live={trace.live} />
       <Integrity trace={trace} />
       {run.failure_signature
@@ -326,30 +359,77 @@ function TraceBody(props: { trace: TraceView; events: JournalEvent[]; complete: 
           </p>
         )
         : null}
+    </>
+  );
+}
 
-      <TypeFilters
-        events={events}
-        counts={counts}
-        types={types}
-        loading={props.complete ? null : trace.event_count}
+/** The waterfall of the run, which can be hidden (it shows every event, whatever the filters). */
+function WaterfallPanel(
+  props: { trace: TraceView; events: JournalEvent[]; selection: EventSelection },
+) {
+  const [shown, setShown] = useState(true);
+  const run = props.trace.run;
+  const live = props.trace.live && !props.events.some((e) => e.type === "run_finished");
+  return (
+    <div class="waterfall-panel">
+      <button
+        type="button"
+        class="link-button small"
+        aria-expanded={shown}
+        data-testid="waterfall-toggle"
+        onClick={() => setShown(!shown)}
+      >
+        {shown ? "Hide the waterfall" : "Show the waterfall"}
+      </button>
+      {shown
+        ? (
+          <Waterfall
+            runId={run.run_id}
+            harnessId={run.harness_id}
+            events={props.events}
+            live={live}
+            selected={props.selection.seq}
+            onSelect={(seq) => props.selection.select(props.events.find((e) => e.seq === seq))}
+          />
+        )
+        : null}
+    </div>
+  );
+}
+
+/** The event list and the selected event's detail, side by side. */
+function TraceSplit(
+  props: {
+    trace: TraceView;
+    events: JournalEvent[];
+    shown: JournalEvent[];
+    selection: EventSelection;
+  },
+) {
+  const { events, selection } = props;
+  const run = props.trace.run;
+  const start = Date.parse(events[0]?.ts ?? run.started_at);
+  return (
+    <div class="trace-split">
+      <EventList
+        events={props.shown}
+        selected={selection.selected?.seq ?? null}
+        start={start}
+        brokenAt={props.trace.integrity.broken_at}
+        onSelect={selection.select}
+        onMove={selection.move}
+        reentrySeq={reentrySeqOf(events)}
+        onFork={(e) => {
+          selection.select(e);
+          requestAnimationFrame(() => document.getElementById(FORK_NAME_ID)?.focus());
+        }}
       />
-
-      <div class="trace-split">
-        <EventList
-          events={shown}
-          selected={selected?.seq ?? null}
-          start={start}
-          brokenAt={trace.integrity.broken_at}
-          onSelect={select}
-          onMove={move}
-          reentrySeq={reentrySeqOf(events)}
-          onFork={(e) => {
-            select(e);
-            requestAnimationFrame(() => document.getElementById(FORK_NAME_ID)?.focus());
-          }}
-        />
-        <EventDetailPane selected={selected} events={events} start={start} runId={run.run_id} />
-      </div>
+      <EventDetailPane
+        selected={selection.selected}
+        events={events}
+        start={start}
+        runId={run.run_id}
+      />
     </div>
   );
 }

@@ -12,7 +12,7 @@ import { useState } from "preact/hooks";
 import { useAction } from "../action.ts";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { Diff } from "../components/diff.tsx";
-import { Empty, Pending } from "../components/empty.tsx";
+import { Empty, ErrorLine, Pending } from "../components/empty.tsx";
 import { Icon } from "../components/icons.tsx";
 import { Link } from "../components/link.tsx";
 import { StatusBadge } from "../components/status.tsx";
@@ -23,6 +23,7 @@ import { paths } from "../paths.ts";
 import { withRoute } from "../route.ts";
 import { useApi, useStore } from "../store.ts";
 import type { HarnessDetail } from "../types.ts";
+import { LineChart } from "../components/charts.tsx";
 import type { Comparison, VersionEntry } from "../../lib/evals/compare.ts";
 
 /**
@@ -119,30 +120,51 @@ function RunCounts(props: { runs: number; evalRuns: number }) {
   );
 }
 
-/** Success rate and cost per run along the versions, oldest on the left. */
+/**
+ * Success rate per spec version (a marker at each version, oldest on the left) beside the cost per
+ * run: from the timeline's figures, the same the comparison shows.
+ */
 function Trend(props: { versions: VersionEntry[] }) {
   const points = [...props.versions].reverse().slice(-30);
-  const measured = points.filter((p) => p.success_rate !== null);
-  if (measured.length < 2) return null;
-  const w = 260;
-  const h = 56;
-  const x = (i: number) => (points.length === 1 ? w / 2 : (i / (points.length - 1)) * (w - 8) + 4);
-  const maxCost = Math.max(...points.map((p) => p.cost_usd ?? 0), 1e-12);
-  const line = (value: (p: VersionEntry) => number | null, scale: number) =>
-    points.flatMap((p, i) => {
-      const v = value(p);
-      return v === null ? [] : [`${x(i).toFixed(1)},${(h - 4 - (v / scale) * (h - 8)).toFixed(1)}`];
-    }).join(" ");
+  if (!points.some((p) => p.success_rate !== null)) return null;
+  const labels = points.map((p) => p.version.slice(0, 7));
+  const names = points.map((p) => `${p.version.slice(0, 10)} (${p.runs} live runs)`);
   return (
-    <figure class="trend" aria-label="Success rate and cost per version">
-      <svg width={w} height={h} viewBox={`0 0 ${w} ${h}`} role="img">
-        <polyline class="trend-success" points={line((p) => p.success_rate, 1)} fill="none" />
-        <polyline class="trend-cost" points={line((p) => p.cost_usd, maxCost)} fill="none" />
-      </svg>
-      <figcaption class="muted small">
-        <span class="key key-success" /> success rate <span class="key key-cost" /> cost per run
-      </figcaption>
-    </figure>
+    <div class="charts" data-testid="version-charts">
+      <LineChart
+        id="success-by-version"
+        title="Success rate per version"
+        label={`Success rate of the live runs of each of the last ${points.length} spec versions, oldest first`}
+        xHead="Version"
+        xLabels={labels}
+        xNames={names}
+        series={[{
+          name: "success rate",
+          cls: "line-rate",
+          color: "var(--accent)",
+          values: points.map((p) => p.success_rate),
+        }]}
+        format={formatPercent}
+        max={1}
+        markers
+      />
+      <LineChart
+        id="cost-by-version"
+        title="Cost per run per version"
+        label={`Mean cost per live run of each of the last ${points.length} spec versions, oldest first`}
+        xHead="Version"
+        xLabels={labels}
+        xNames={names}
+        series={[{
+          name: "cost per run",
+          cls: "line-cost",
+          color: "var(--ok)",
+          values: points.map((p) => p.cost_usd),
+        }]}
+        format={formatCost}
+        markers
+      />
+    </div>
   );
 }
 
@@ -259,7 +281,7 @@ function VersionLabel(
           </span>
         )
         : null}
-      {error ? <p class="field-error" role="alert">{error}</p> : null}
+      <ErrorLine error={error} />
     </div>
   );
 }

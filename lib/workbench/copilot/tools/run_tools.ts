@@ -10,6 +10,7 @@ import { readRequest, RUN_REQUEST } from "../../../requests.ts";
 import { harnessStats } from "../../../hive/stats.ts";
 import { foldContext } from "../../../journal/fold.ts";
 import { getTrace } from "../../../journal/trace.ts";
+import type { RunResult } from "../../../run_types.ts";
 import { runOutcome } from "../../../run_types.ts";
 import { type Tool, ToolError } from "../../../tools/tool.ts";
 import { runControls, stopRun } from "../../../runs/controls.ts";
@@ -17,7 +18,7 @@ import { measureProposal } from "../../../evals/measure_proposal.ts";
 import { runEval } from "../../../evals/run_eval.ts";
 import { harnessRefOf } from "../../catalog.ts";
 import { listArtifacts } from "../../conversations.ts";
-import { targetRun } from "../../runs.ts";
+import { runHandOffs, targetRun } from "../../runs.ts";
 import {
   artifact,
   COPILOT_ACTOR,
@@ -35,6 +36,23 @@ function runIdOf(content: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a run that handed work over says beyond its result: the peers that fitted but were not used
+ * (referrals) and the hand-offs declined, read from its journal (nothing for a run that delegated
+ * nothing, whose journal is not read).
+ */
+async function referralsOf(
+  ctx: CopilotContext,
+  r: RunResult,
+): Promise<{ referrals?: unknown[]; declined?: string[] }> {
+  if (!r.delegations?.length) return {};
+  const h = (await runHandOffs(ctx.hive, r.run_id)).hand_offs;
+  return {
+    ...(h.referrals.length ? { referrals: h.referrals } : {}),
+    ...(h.declined.length ? { declined: h.declined } : {}),
+  };
 }
 
 /**
@@ -76,7 +94,14 @@ export function runTools(ctx: CopilotContext): Tool[] {
         const r = await run.result;
         ctx.selection.harness_id = id;
         ctx.selection.run_id = r.run_id;
-        artifact(ctx, "run", `Run of ${id}: ${runOutcome(r.status, r.error?.reason)}`, r, id);
+        const handedOver = await referralsOf(ctx, r);
+        artifact(
+          ctx,
+          "run",
+          `Run of ${id}: ${runOutcome(r.status, r.error?.reason)}`,
+          { ...r, ...handedOver },
+          id,
+        );
         return {
           run_id: r.run_id,
           harness_id: id,
@@ -86,6 +111,9 @@ export function runTools(ctx: CopilotContext): Tool[] {
           turns: r.turns,
           failure_signature: r.failure_signature,
           ...(r.error ? { error: r.error } : {}),
+          delegations: r.delegations ?? [],
+          delegated_cost_usd: r.delegated_cost_usd ?? 0,
+          ...handedOver,
         };
       },
     ),
