@@ -7,7 +7,8 @@
  */
 
 import type { Hive } from "./open.ts";
-import { statement } from "../sqlite/statements.ts";
+import { type SqlValue, statement } from "../sqlite/statements.ts";
+import type { PgConnection } from "../pg/connection.ts";
 
 /**
  * Copies one line of a run's journal (a line already there is left alone, so a copy can be made
@@ -53,3 +54,39 @@ export function journalLineCount(db: Hive, runId: string): number {
     }).n,
   );
 }
+
+/**
+ * Copies a run's whole journal in a few statements (lines already there are left alone): the
+ * migration of a SQLite hive (lib/journal/hive_migrate.ts), where one statement a line would cost a
+ * round trip each.
+ *
+ * @param db The hive (PostgreSQL).
+ * @param runId The run.
+ * @param lines Its lines in order (seq 1 first), without their newlines.
+ * @returns How many lines went in.
+ */
+export function copyJournalLines(
+  db: PgConnection,
+  runId: string,
+  lines: readonly string[],
+): number {
+  let n = 0;
+  for (let start = 0; start < lines.length; start += LINES_PER_STATEMENT) {
+    const part = lines.slice(start, start + LINES_PER_STATEMENT);
+    const args: SqlValue[] = [runId];
+    const tuples = part.map((line, i) => {
+      args.push(start + i + 1, line);
+      return `($1, $${args.length - 1}, $${args.length})`;
+    });
+    n += db.query(
+      `INSERT INTO journal_lines (run_id, seq, line) VALUES ${
+        tuples.join(", ")
+      } ON CONFLICT DO NOTHING`,
+      args,
+    ).count;
+  }
+  return n;
+}
+
+/** Lines per statement of {@link copyJournalLines}. */
+const LINES_PER_STATEMENT = 500;

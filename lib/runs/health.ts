@@ -12,8 +12,7 @@
 import { okEnvelope } from "../envelope.ts";
 import { openHive } from "../hive/open.ts";
 import { evolvedCount, proposalsAppliedInProcess } from "../hive/proposals.ts";
-import { specDrift } from "../hive/spec_versions.ts";
-import { specPath } from "../paths.ts";
+import { folderSpecDrift } from "../harness_spec/drift.ts";
 import { harnessRef } from "../harness_spec/load.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
 import { watchSpec } from "../harness_spec/watch.ts";
@@ -58,16 +57,14 @@ export function healthSnapshot(harnessDir: string): HealthSnapshot {
     const builtAt = performance.now();
     const loaded = await loadSpecCached(harnessDir);
     const db = openHive();
-    const changedAt = (await Deno.stat(specPath(loaded.dir))).mtime?.toISOString() ?? "";
-    const drift = specDrift(db, loaded.spec.id, loaded.version, changedAt);
+    const drift = await folderSpecDrift(db, loaded.dir, loaded.spec.id, loaded.version);
     const json = JSON.stringify(okEnvelope({
       id: loaded.spec.id,
       name: loaded.spec.name ?? loaded.spec.id,
       spec_version: loaded.version,
       evolved: evolvedCount(db, harnessRef(loaded)),
       otel_dropped: dropped,
-      spec_drift: drift.drift,
-      ...(drift.drift ? { newest_spec_version: drift.newest } : {}),
+      ...drift,
     }));
     current = { json, specGeneration, applied, dropped, builtAt };
     return json;

@@ -15,6 +15,7 @@ import type { RunResult, RunStatus } from "../../lib/run_types.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { ownProcess } from "../../lib/process_identity.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { storeHome, STORES } from "../helpers/hive_stores.ts";
 
 const HARNESS = { id: "bot", dir: "/h/bot" };
 const OTHER = { id: "bot", dir: "/elsewhere/bot" };
@@ -110,7 +111,16 @@ function check(db: Hive): void {
   assert.equal(runFiguresByVersion(db, HARNESS).get("v1")!.success_rate, 5 / 11);
 }
 
-Deno.test("runs by status and by version: the same rows and figures, each from an index", async (t) => {
+for (const store of STORES) {
+  Deno.test(`runs by status and by version on ${store}: the same rows and figures`, async () => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    seed(db);
+    check(db);
+  });
+}
+
+Deno.test("runs by status and by version on SQLite: the same rows and figures, each from an index", async (t) => {
   await using tmp = await tempDir();
   await t.step("a new hive", () => {
     const db = openHive(`${tmp.path}/new.db`);
