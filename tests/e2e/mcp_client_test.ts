@@ -73,6 +73,8 @@ interface Machine extends AsyncDisposable {
   env: { HOME: string; PATH: string };
   /** Runs `framework` as a shell of that user would (no FRAMEWORK_HOME). */
   framework(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Starts `framework` the same way, its stdin, stdout and stderr piped (not recorded). */
+  spawn(args: string[]): Deno.ChildProcess;
   /** The starts of `framework` so far: exit statuses, stderr, and the last start's variables. */
   starts(): Promise<{ statuses: number[]; stderr: string; env: string[] }>;
 }
@@ -120,7 +122,7 @@ echo $code >> '${log}/status'
     home: home.path,
     env,
     async framework(args) {
-      const out = await new Deno.Command(join(bin.path, "framework-installed"), {
+      const out = await new Deno.Command(installed, {
         args,
         env,
         clearEnv: true,
@@ -130,6 +132,17 @@ echo $code >> '${log}/status'
         stderr: "piped",
       }).output();
       return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+    },
+    spawn(args) {
+      return new Deno.Command(installed, {
+        args,
+        env,
+        clearEnv: true,
+        cwd: home.path,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
     },
     async starts() {
       return {
@@ -325,6 +338,53 @@ Deno.test({
     assert.equal(left.reason, "interrupted_awaiting_approval");
     const request = await machine.framework(["approvals", dir, "show", s.approval_id, "--json"]);
     assert.equal(JSON.parse(request.stdout).data.status, "pending", request.stderr);
+  });
+
+  await t.step("SIGTERM ends a session quietly too, stopping the run it left waiting", async () => {
+    const server = machine.spawn(["mcp", "serve", dir]);
+    const stderr = new Response(server.stderr).text();
+    const writer = server.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(
+      [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "test", version: "1" },
+          },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "run", arguments: { input: "write it" } },
+        },
+      ].map((m) => JSON.stringify(m) + "\n").join(""),
+    ));
+    let answer: Json;
+    let buffered = "";
+    for await (const chunk of server.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      answer = lines.map((l) => JSON.parse(l)).find((m) => m.id === 2);
+      if (answer) break;
+    }
+    const s = checkResult(schema, answer.result, "awaiting_approval");
+    server.kill("SIGTERM");
+    const status = await server.status;
+    await writer.close().catch(() => {});
+    assert.equal(await stderr, "", "nothing on stderr");
+    assert.equal(status.code, 0);
+    const runs = JSON.parse((await machine.framework(["runs", dir, "--json"])).stdout).data.runs;
+    assert.equal(
+      runs.find((r: Json) => r.run_id === s.run_id).reason,
+      "interrupted_awaiting_approval",
+    );
   });
 
   await t.step({
