@@ -77,6 +77,9 @@ export function runToolDescription(id: string, description?: string): string {
  *
  * @example
  * ```ts
+ * import { trustGate } from "../trust/trust_gate.ts";
+ * import { createRunService } from "./service.ts";
+ *
  * const trusted = await trustGate(await Deno.realPath("./harnesses/hello"), { approve: true });
  * await serveHarnessOverStdio(createRunService(), trusted);
  * Deno.exit(0);
