@@ -7,11 +7,10 @@
 
 import type { Command } from "commander";
 import { verbDescription } from "../verb_table.ts";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { removeItem } from "../../lib/construct/remove_item.ts";
 import { setField } from "../../lib/construct/set_field.ts";
 import { badInput } from "../../lib/errors.ts";
-import { serveHarnessOverMcp } from "../../lib/runs/mcp_serve.ts";
+import { serveHarnessOverStdio } from "../../lib/runs/mcp_serve.ts";
 import { createRunService } from "../../lib/runs/service.ts";
 import { loadSpec, resolveHarnessDir } from "../../lib/harness_spec/load.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
@@ -131,10 +130,7 @@ export function registerMcpCommands(program: Command): void {
     .option("--approve", "trust the folder if it is not trusted yet")
     .action(async (dir: string, o: { approve?: boolean }) => {
       const trusted = await trustGate(await resolveHarnessDir(dir), { approve: !!o.approve });
-      const transport = new StdioServerTransport();
-      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
-      await serveHarnessOverMcp(createRunService(), trusted, transport);
-      await closed;
+      await serveHarnessOverStdio(createRunService(), trusted);
       Deno.exit(0);
     });
 }

@@ -1,13 +1,17 @@
 /**
  * The trust gate: one function in front of every command that executes harness code (run, serve,
  * control-plane, workbench targets). Trusted folders go on; an untrusted folder is approved with
- * `--approve`, asked about on a terminal, and refused (kind `untrusted`, exit 4) without one.
+ * `--approve`, asked about on a terminal, and refused (kind `untrusted`, exit 4) without one — naming
+ * the home whose trust store it looked in, since trust is recorded per home (`FRAMEWORK_HOME`, else
+ * `~/.framework`) and a process started with another environment (an MCP client's) may look in
+ * another.
  *
  * @module
  */
 
 import { FrameworkError } from "../errors.ts";
 import { askOnTerminal } from "../terminal.ts";
+import { frameworkHome, trustStorePath } from "../paths.ts";
 import { trustedEntryFor, trustFolder } from "./store.ts";
 
 /** How the folder came to be trusted. */
@@ -155,12 +159,12 @@ export async function trustGate(
       { dir },
     );
   }
+  const home = frameworkHome();
   throw new FrameworkError(
     "untrusted",
-    `The folder ${
-      JSON.stringify(dir)
-    } is not trusted and there is no terminal to ask: pass --approve, ` +
-      `or trust it first with \`framework trust ${dir}\``,
-    { dir },
+    `The folder ${JSON.stringify(dir)} is not trusted in the home ${home} (its trust store ` +
+      `${trustStorePath()}) and there is no terminal to ask: pass --approve, or trust it first ` +
+      `for that home with \`FRAMEWORK_HOME=${home} framework trust ${dir}\``,
+    { dir, home },
   );
 }

@@ -1,9 +1,9 @@
 /**
  * Every shell example of README.md and docs/*.md marked `<!-- runnable -->` runs as written: the
  * marked blocks of one file run in order, in one bash session, in an empty folder that is also the
- * HOME (so `~/.framework` is fresh), with `framework` on the PATH running this checkout (the
- * command `deno task install` writes). Servers a block starts in the background are stopped when
- * the session ends.
+ * HOME (so `~/.framework` is fresh; its `.cache/deno` is the checkout's Deno cache), with
+ * `framework` on the PATH running this checkout (the command `deno task install` writes). Servers a
+ * block starts in the background are stopped when the session ends.
  *
  * @module
  */
@@ -15,6 +15,9 @@ import { tempDir } from "../helpers/temp.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MARK = "<!-- runnable -->";
+/** The checkout's Deno cache. */
+const denoDir = Deno.env.get("DENO_DIR") ??
+  join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
 /** What `deno task install` writes for this checkout and this Deno. */
 const installedCommand = shimScript(
   ROOT.replace(/\/$/, ""),
@@ -84,8 +87,12 @@ async function runSession(blocks: Block[], dir: string, bin: string) {
     PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
     NO_COLOR: "1",
     // The examples use the checkout's Deno cache, not a new one under the fresh HOME.
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno"),
+    DENO_DIR: denoDir,
   });
+  // So does a command an example starts with HOME and PATH only (an MCP client's environment):
+  // Deno's default cache under that HOME is the same one.
+  await Deno.mkdir(join(dir, ".cache"));
+  await Deno.symlink(denoDir, join(dir, ".cache", "deno"));
   const child = new Deno.Command("bash", {
     args: ["-c", script],
     cwd: dir,

@@ -59,6 +59,10 @@ Deno.test("ensureTrusted() gates untrusted folders", async (t) => {
       assert.equal(e.kind, "untrusted");
       assert.match(e.message, /--approve/);
       assert.match(e.message, /framework trust/);
+      // Trust is per home: the message names the one it looked in, and how to trust for it.
+      assert.ok(e.message.includes(trustStorePath()), e.message);
+      assert.ok(e.message.includes(`FRAMEWORK_HOME=${_home.path} framework trust ${dir}`));
+      assert.equal(e.details.home, _home.path);
       return true;
     });
     assert.equal(await trustedEntryFor(dir), undefined);
