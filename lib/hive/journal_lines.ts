@@ -11,22 +11,6 @@ import { type SqlValue, statement } from "../sqlite/statements.ts";
 import type { PgConnection } from "../pg/connection.ts";
 
 /**
- * Copies one line of a run's journal (a line already there is left alone, so a copy can be made
- * again after a lost connection).
- *
- * @param db The hive.
- * @param runId The run.
- * @param seq The line's seq (1-based).
- * @param line The line, without its newline.
- */
-export function copyJournalLine(db: Hive, runId: string, seq: number, line: string): void {
-  statement(
-    db,
-    "INSERT INTO journal_lines (run_id, seq, line) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-  ).run(runId, seq, line);
-}
-
-/**
  * A run's journal as the hive holds it: its lines in order, each followed by a newline.
  *
  * @param db The hive.
@@ -56,26 +40,29 @@ export function journalLineCount(db: Hive, runId: string): number {
 }
 
 /**
- * Copies a run's whole journal in a few statements (lines already there are left alone): the
- * migration of a SQLite hive (lib/journal/hive_migrate.ts), where one statement a line would cost a
- * round trip each.
+ * Copies lines of a run's journal in a few statements (lines already there are left alone, so a
+ * copy can be made again after a lost connection): a run's batches as it writes
+ * (lib/journal/writer.ts), its whole file after a lost connection, and the migration of a SQLite
+ * hive (lib/journal/hive_migrate.ts) — one statement a line would cost a round trip each.
  *
  * @param db The hive (PostgreSQL).
  * @param runId The run.
- * @param lines Its lines in order (seq 1 first), without their newlines.
+ * @param lines Its lines in order, without their newlines.
+ * @param first The seq of the first of `lines`.
  * @returns How many lines went in.
  */
 export function copyJournalLines(
   db: PgConnection,
   runId: string,
   lines: readonly string[],
+  first = 1,
 ): number {
   let n = 0;
   for (let start = 0; start < lines.length; start += LINES_PER_STATEMENT) {
     const part = lines.slice(start, start + LINES_PER_STATEMENT);
     const args: SqlValue[] = [runId];
     const tuples = part.map((line, i) => {
-      args.push(start + i + 1, line);
+      args.push(first + start + i, line);
       return `($1, $${args.length - 1}, $${args.length})`;
     });
     n += db.query(

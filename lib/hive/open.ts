@@ -54,7 +54,18 @@ export function hiveLocation(): string {
  * @returns `postgres` or `sqlite`.
  */
 export function hiveStore(db: Hive): "postgres" | "sqlite" {
-  return (db as Partial<PgConnection>).store === "postgres" ? "postgres" : "sqlite";
+  return isPgHive(db) ? "postgres" : "sqlite";
+}
+
+/**
+ * Whether a hive connection is PostgreSQL's (its statements may then use `query` with `$n`
+ * placeholders, as the journal copy's multi-row inserts do).
+ *
+ * @param db The connection.
+ * @returns True for PostgreSQL.
+ */
+export function isPgHive(db: Hive): db is PgConnection {
+  return (db as Partial<PgConnection>).store === "postgres";
 }
 
 /**

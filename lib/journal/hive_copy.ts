@@ -1,14 +1,14 @@
 /**
- * The copy of journals a PostgreSQL hive keeps (lib/hive/journal_lines.ts): made line by line as a
- * run writes its file, made again from the file after a lost connection, and read back by any
+ * The copy of journals a PostgreSQL hive keeps (lib/hive/journal_lines.ts): made in batches of lines
+ * as a run writes its file (lib/journal/writer.ts), made again from the file after a lost connection, and read back by any
  * process that serves the run. A SQLite hive keeps none: its journals are the files.
  *
  * @module
  */
 
 import { frameworkHome } from "../paths.ts";
-import { type Hive, hiveStore } from "../hive/open.ts";
-import { copyJournalLine, journalLineCount, journalLinesBytes } from "../hive/journal_lines.ts";
+import { type Hive, hiveStore, isPgHive } from "../hive/open.ts";
+import { copyJournalLines, journalLineCount, journalLinesBytes } from "../hive/journal_lines.ts";
 import type { RunRow } from "../hive/runs.ts";
 import { writeFileAtomic } from "../fs/atomic_write.ts";
 
@@ -22,9 +22,9 @@ import { writeFileAtomic } from "../fs/atomic_write.ts";
 export function journalCopier(
   db: Hive,
   runId: string,
-): ((seq: number, line: string) => void) | undefined {
-  if (hiveStore(db) !== "postgres") return undefined;
-  return (seq, line) => copyJournalLine(db, runId, seq, line);
+): ((first: number, lines: string[]) => void) | undefined {
+  if (!isPgHive(db)) return undefined;
+  return (first, lines) => void copyJournalLines(db, runId, lines, first);
 }
 
 /**
@@ -37,11 +37,11 @@ export function journalCopier(
  * @returns How many lines the file has.
  */
 export async function copyJournalFile(db: Hive, runId: string, path: string): Promise<number> {
-  if (hiveStore(db) !== "postgres") return 0;
+  if (!isPgHive(db)) return 0;
   const text = await Deno.readTextFile(path);
   const lines = text.split("\n");
   lines.pop(); // after the last newline: empty, or a line cut short by a crash
-  lines.forEach((line, i) => copyJournalLine(db, runId, i + 1, line));
+  copyJournalLines(db, runId, lines);
   return lines.length;
 }
 
