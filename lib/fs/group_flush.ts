@@ -34,10 +34,12 @@ export interface FlushCounts {
   flushes: number;
   /** Callers served by the largest single flush. */
   largest: number;
+  /** Milliseconds the callers waited in all, from their call to their answer. */
+  waited_ms: number;
 }
 
 const paths = new Map<string, Path>();
-const counts: FlushCounts = { requests: 0, flushes: 0, largest: 0 };
+const counts: FlushCounts = { requests: 0, flushes: 0, largest: 0, waited_ms: 0 };
 
 /** `fdatasync` of a path through a descriptor of its own (read-only: a folder opens too). */
 async function syncData(path: string): Promise<void> {
@@ -90,17 +92,19 @@ export function flushPath(
   sync: (path: string) => Promise<void> = syncData,
 ): Promise<void> {
   counts.requests += 1;
+  const asked = performance.now();
+  const waited = () => void (counts.waited_ms += performance.now() - asked);
   let state = paths.get(path);
   if (!state) paths.set(path, state = {});
   if (state.running) {
     state.next ??= newBatch();
     state.next.callers += 1;
-    return state.next.promise;
+    return state.next.promise.finally(waited);
   }
   const batch = newBatch();
   batch.callers = 1;
   start(path, state, batch, sync);
-  return batch.promise;
+  return batch.promise.finally(waited);
 }
 
 /**
