@@ -24,6 +24,7 @@ import { runTokens } from "../lib/run_tally.ts";
 import type { RunResult } from "../lib/run_types.ts";
 import { fmt, measure, report } from "./measure.ts";
 import { frameworkFlags, startServer } from "./server_process.ts";
+import { takeTurns } from "./take_turns.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 const ROUNDS = 7;
@@ -115,44 +116,7 @@ export async function run(): Promise<void> {
       }),
       "POST /v1/responses": post("/v1/responses", { model: "bench-oai", input: question }),
     };
-    const names = Object.keys(variants) as (keyof typeof variants)[];
-    const concurrently = (fn: () => Promise<void>) => async () => {
-      await Promise.all(Array.from({ length: CLIENTS }, fn));
-    };
-    const timed = async (fn: () => Promise<void>) => {
-      const t0 = performance.now();
-      await fn();
-      return performance.now() - t0;
-    };
-    // Request by request (and batch by batch), the variants take turns, their order alternating,
-    // so a moment when the shared machine or its disk is slow falls on all of them alike.
-    const one: Record<string, number[]> = {};
-    const eight: Record<string, number[]> = {};
-    for (const name of names) await measure(10, variants[name], 5); // warm-up
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < PER_ROUND; i++) {
-        const order = (round + i) % 2 ? [...names].reverse() : names;
-        for (const name of order) (one[name] ??= []).push(await timed(variants[name]));
-        if (i % 2) continue;
-        for (const name of order) {
-          (eight[name] ??= []).push(await timed(concurrently(variants[name])));
-        }
-      }
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const runMs = median(one["POST /run"]!);
-    const runRps = (CLIENTS * 1000) / median(eight["POST /run"]!);
-    for (const name of names) {
-      const ms = median(one[name]!);
-      const rps = (CLIENTS * 1000) / median(eight[name]!);
-      report(name, {
-        "p50, 1 client": fmt(ms, " ms"),
-        [`runs/s, ${CLIENTS} clients`]: fmt(rps),
-        ...(name === "POST /run" ? {} : {
-          "vs /run": `${fmt(ms / runMs)}x latency, ${fmt(rps / runRps)}x throughput`,
-        }),
-      });
-    }
+    await takeTurns(variants, { clients: CLIENTS, rounds: ROUNDS, perRound: PER_ROUND });
   } finally {
     await plane.stop();
   }

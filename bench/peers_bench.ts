@@ -1,21 +1,17 @@
 /**
  * `POST /run` against the peers: the same scripted task (two model calls, one tool call) served by
- * the framework's control plane (journal, fsync and hive on), by LangGraph.js (`createReactAgent`) and
- * by Mastra (`Agent`), each behind a minimal HTTP server in its own process, loaded with `wrk` at 1 and
- * 8 connections, interleaved (medians of 7). The peers are installed with npm into a temporary folder
+ * the framework's control plane (every run's journal and hive row durable before it is answered), by
+ * LangGraph.js (`createReactAgent`) and by Mastra (`Agent`), each behind a minimal HTTP server in its
+ * own process, loaded with `wrk` at 1, 8, 16 and 64 connections, interleaved (medians of 7). The peers are installed with npm into a temporary folder
  * (reused between runs of the benchmark), never into the project's dependencies, and run on Node.
  *
  * @module
  */
 
-import { stringify } from "yaml";
-import { generateKey } from "../lib/keys/key_files.ts";
-import { authorizeKey } from "../lib/keys/key_store.ts";
-import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
-import { frameworkFlags, type ServerProcess, startServer } from "./server_process.ts";
+import { startRunPlane } from "./run_plane.ts";
+import type { ServerProcess } from "./server_process.ts";
 import { interleavedAll, type Target } from "./wrk.ts";
-import { benchTempDir } from "./temp_dirs.ts";
 
 /** The peers' packages, pinned so that figures compare across runs. */
 const PEERS = {
@@ -24,7 +20,7 @@ const PEERS = {
   "@mastra/core": "1.71.0",
   "zod": "4.6.7",
 };
-const CONNECTIONS = [1, 8];
+const CONNECTIONS = [1, 8, 16, 64];
 /** Rounds per figure: each side's speed moves ±20% between 2-second rounds on a shared machine. */
 const ROUNDS = 7;
 const SECONDS = 2;
@@ -108,44 +104,18 @@ async function answersDone(target: Target): Promise<void> {
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
   const peersDir = await installPeers();
-  const home = await benchTempDir("fw-bench-peers-");
-  const dir = `${home}/hello`;
-  await Deno.mkdir(dir);
-  await Deno.writeTextFile(
-    `${dir}/harness.yaml`,
-    stringify({
-      id: "hello",
-      model: {
-        provider: "scripted",
-        replies: [{ tool_calls: [{ name: "list_files", arguments: {} }] }, { text: "done" }],
-      },
-      tools: [{ builtin: "list_files" }],
-      limits: { max_turns: 4 },
-    }),
-  );
-  const key = await generateKey("bench", `${home}/keys`);
-  await authorizeKey(`${dir}/.framework/authorized_keys.json`, "bench", key.public_key, ["run"]);
-  const { token } = await signToken({ keyPath: key.path, scopes: ["run"], ttl: 3600 });
   const max = Math.max(...CONNECTIONS);
   const servers: ServerProcess[] = [];
   try {
-    const ours = await startServer(
-      "plane_server.ts",
-      [dir, String(max), String(max)],
-      home,
-      await frameworkFlags(),
-    );
+    const plane = await startRunPlane("fw-bench-peers-", max);
+    const ours = plane.server;
     servers.push(ours);
     const langgraph = await startNode(peersDir, "langgraph_server.mjs");
     servers.push(langgraph);
     const mastra = await startNode(peersDir, "mastra_server.mjs");
     servers.push(mastra);
     const targets: Target[] = [
-      {
-        url: `http://127.0.0.1:${ours.port}/run`,
-        headers: { authorization: `Bearer ${token}` },
-        post: BODY,
-      },
+      plane.target,
       { url: `http://127.0.0.1:${langgraph.port}/`, post: BODY },
       { url: `http://127.0.0.1:${mastra.port}/`, post: BODY },
     ];

@@ -5,7 +5,10 @@
  *
  * With `--expose-gc` in the V8 flags, `GET /__bench/memory` collects garbage and answers the
  * process's memory figures, so a benchmark can tell retained memory from garbage not yet collected.
+ * `GET /__bench/flushes` answers the group commit's counters (`lib/fs/group_flush.ts`): how many
+ * flushes the runs asked for and how many were made.
  */
+import { flushCounts } from "../../lib/fs/group_flush.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
@@ -21,6 +24,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
   (request) => {
+    if (new URL(request.url).pathname === "/__bench/flushes") return Response.json(flushCounts());
     if (gc && new URL(request.url).pathname === "/__bench/memory") {
       gc();
       return Response.json(Deno.memoryUsage());

@@ -10,6 +10,7 @@ import { canonicalPartsOf, chainHash, GENESIS_HASH, type JournalEvent } from "./
 import { journalPayload } from "./payload.ts";
 import { compileRedaction, type RedactConfig } from "./redact.ts";
 import { openSpare } from "./spare_files.ts";
+import { flushPath } from "../fs/group_flush.ts";
 
 /** An open journal. */
 export interface JournalWriter {
@@ -25,8 +26,9 @@ export interface JournalWriter {
   count(): number;
   /**
    * Flushes to disk (fdatasync, off the event loop, so other runs' work and their own flushes go on
-   * meanwhile) and closes the file. Resolves once the journal is durable; calling it again returns
-   * the same promise.
+   * meanwhile) and closes the file; the folder is flushed too, so that the journal's name survives
+   * a power loss (shared with the journals closing at the same time: lib/fs/group_flush.ts).
+   * Resolves once the journal is durable; calling it again returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -141,8 +143,11 @@ export function createJournal(
     close() {
       closed = true;
       flushCopy();
-      // Every caller gets the same promise: it resolves when the journal is on disk.
-      closing ??= file.syncData().finally(() => file.close());
+      // Every caller gets the same promise: it resolves when the journal and its name are on disk.
+      closing ??= Promise.all([
+        file.syncData().finally(() => file.close()),
+        flushPath(dirname(path)),
+      ]).then(() => {});
       return closing;
     },
   };

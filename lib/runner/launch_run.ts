@@ -1,13 +1,14 @@
 /**
  * Launching a prepared run: it is recorded in the hive, its journal is created (hash-chained, the
  * `logging.redact` rules applied before a line is written), and the loop runs in the background. The
- * run is reported finished only once its journal is durable and its hive row written. The run
+ * run is reported finished only once its journal and its hive row are durable. The run
  * service (`lib/runs/service.ts`) launches runs when a slot is free; shells never call this.
  *
  * @module
  */
 
 import { openHive } from "../hive/open.ts";
+import { hiveDurable } from "../hive/durable.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
@@ -87,8 +88,9 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     signal: runSignal.signal,
   }).then(async (r) => {
     runSignal.dispose();
-    // The journal's flush (started by the loop) and the hive's row are written side by side; the run
-    // is reported finished once both are done.
+    // The journal's flush and the hive's finishing write go side by side, then the hive's log is
+    // flushed past that write (one flush shared by the runs ending together); the run is reported
+    // finished once the journal and its row are both durable.
     const durable = journal.close();
     const head = { head_hash: journal.head(), events: journal.count() };
     // A run whose journal could not be copied to the hive is reported as one that lost it.
@@ -111,7 +113,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
       }
     }
     try {
-      await durable;
+      await Promise.all([durable, hiveDurable()]);
     } finally {
       events.close();
     }
