@@ -4,7 +4,8 @@
  * (trace, stats, lineage, a verbatim export that verifies, even with A's journal file gone); a
  * proposal applied through both at once is applied once (one 200, one 409); an approval decided
  * through both at once is decided once; a thread busy on A is busy on B; a copy of the folder on
- * "another host" reports `spec_drift` until it is updated; PostgreSQL stopped under load loses no
+ * "another host" reports `spec_drift` until it is updated; a run in progress on A is followed live
+ * through B from the hive's copy of its journal; PostgreSQL stopped under load loses no
  * acknowledged run and both processes recover when it returns; an unreachable database at start is
  * refused, named without its password.
  *
@@ -18,7 +19,7 @@ import { getRunAnyHarness } from "../../lib/hive/runs.ts";
 import { journalLineCount, journalLinesBytes } from "../../lib/hive/journal_lines.ts";
 import { insertProposal, type Proposal } from "../../lib/hive/proposals.ts";
 import { runLineage } from "../../lib/runs/forks.ts";
-import { verifyJournal } from "../../lib/journal/verify.ts";
+import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { approvalSpec } from "../helpers/approval_harness.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
@@ -233,6 +234,43 @@ Deno.test("two control planes on one PostgreSQL hive", async (t) => {
         const busy = await call(b.url, "POST", `${path}/run`, alice.token, { input: "again" });
         assert.equal(busy.status, 409, busy.text);
         assert.equal(busy.json.error.details.run_id, accepted!.data.run_id);
+        await sse.rest();
+      } finally {
+        await sse.close();
+      }
+    });
+
+    await t.step("a run in progress on A is followed live through B, from the hive", async () => {
+      const res = await fetch(`${a.url}/run?stream=true`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ input: "slow: follow me" }),
+      });
+      const sse = new SseReader(res);
+      try {
+        const [accepted] = await sse.until(() => true, "run_accepted");
+        const runId = accepted!.data.run_id as string;
+        await sse.until((f) => f.event === "trace" && f.data.type === "model_call", "model call");
+        const row = getRunAnyHarness(openHive(), runId)!;
+        assert.equal(row.status, "running");
+        // B must follow the hive's copy: A's file is on "another host".
+        await Deno.remove(row.trace_path);
+        const follow = await fetch(`${b.url}/runs/${runId}/events`, {
+          headers: { authorization: `Bearer ${bob.token}` },
+        });
+        assert.equal(follow.status, 200);
+        const frames = await new SseReader(follow).rest();
+        const traced = frames.filter((f) => f.event === "trace").map((f) => f.data);
+        const result = frames.find((f) => f.event === "run_result")!.data;
+        assert.equal(result.status, "success");
+        const done = getRunAnyHarness(openHive(), runId)!;
+        // Every event, in order, as the hive's copy of the journal has them.
+        const copy = parseJournal(journalLinesBytes(openHive(), runId)!);
+        assert.equal(copy.length, done.events);
+        assert.deepEqual(
+          traced.map((e) => [e.seq, e.type, e.hash]),
+          copy.map((e) => [e.seq, e.type, e.hash]),
+        );
         await sse.rest();
       } finally {
         await sse.close();
