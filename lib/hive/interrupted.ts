@@ -2,6 +2,8 @@
  * Runs left `running` by a process that died are marked `error` (reason `interrupted`) when the hive
  * is next opened, once their owner is certainly gone — reason `interrupted_awaiting_approval` for a run
  * that was waiting for a person (its request stays pending: approving it takes the run up again).
+ * Only this host's owners are judged (lib/process_identity.ts): a run of another host sharing the
+ * hive is left to that host.
  *
  * @module
  */

@@ -77,3 +77,29 @@ export function copyJournalLines(
 
 /** Lines per statement of {@link copyJournalLines}. */
 const LINES_PER_STATEMENT = 500;
+
+/**
+ * The lines of a run's journal after a seq, as far as they follow on without a gap (a copy made
+ * again after a lost connection fills in from the start): for following a run in progress.
+ *
+ * @param db The hive.
+ * @param runId The run.
+ * @param afterSeq The last seq already read.
+ * @returns The lines in order, each with its seq.
+ */
+export function journalLinesAfter(
+  db: Hive,
+  runId: string,
+  afterSeq: number,
+): { seq: number; line: string }[] {
+  const rows = statement(
+    db,
+    "SELECT seq, line FROM journal_lines WHERE run_id = ? AND seq > ? ORDER BY seq",
+  ).all(runId, afterSeq) as { seq: number; line: string }[];
+  const out: { seq: number; line: string }[] = [];
+  for (const r of rows) {
+    if (Number(r.seq) !== afterSeq + out.length + 1) break;
+    out.push({ seq: Number(r.seq), line: r.line });
+  }
+  return out;
+}

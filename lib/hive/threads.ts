@@ -313,7 +313,7 @@ export function lockThread(db: Hive, threadId: string, runId: string): string | 
     statement(
       db,
       "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
-    ).run(runId, me.pid, me.start, threadId);
+    ).run(runId, me.pid, me.marker, threadId);
     return null;
   });
 }

@@ -7,6 +7,12 @@
  * `BEGIN IMMEDIATE` takes a transaction-scoped advisory lock on the hive, which serializes explicit
  * transactions across processes as SQLite's write lock does; single statements rely on row locks.
  *
+ * Every call's wait is bounded: a call fails with `hive_unavailable` (503) when the database is lost
+ * (answered at once by the worker), when it gave no answer within the answer timeout (the worker then
+ * drops its client and opens a new one), and, while the worker has not reached the database again
+ * since, at once without waiting — so a process whose database is gone keeps answering its requests,
+ * and takes the database up again by itself when it is back.
+ *
  * @module
  */
 
@@ -14,9 +20,9 @@ import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_thread
 import { FrameworkError, hiveUnavailable } from "../errors.ts";
 import type { SqlChanges, SqlConnection, SqlStatement, SqlValue } from "../sqlite/statements.ts";
 import { toPostgres } from "./dialect.ts";
-import type { PgAnswer, PgCall } from "./protocol.ts";
+import { FLAG, FLAG_BYTES, type PgAnswer, type PgCall, type TxStep } from "./protocol.ts";
 
-/** How long one call waits for its answer before the database counts as unavailable. */
+/** How long one call waits for its answer, by default, before the database counts as unavailable. */
 const ANSWER_TIMEOUT_MS = 30_000;
 
 /** The advisory lock every explicit transaction takes (SQLite's `BEGIN IMMEDIATE`). */
@@ -66,6 +72,14 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
+/** What a script does to the explicit transaction, when it is only `BEGIN`, `COMMIT` or `ROLLBACK`. */
+function txStep(sql: string): TxStep | undefined {
+  const word = /^\s*(BEGIN(?:\s+IMMEDIATE)?|COMMIT|END|ROLLBACK)\s*;?\s*$/i.exec(sql)?.[1]
+    ?.toUpperCase();
+  if (word === undefined) return undefined;
+  return word.startsWith("BEGIN") ? "begin" : word === "ROLLBACK" ? "rollback" : "commit";
+}
+
 function bind(args: readonly SqlValue[]): unknown[] {
   return args.map((a) => typeof a === "bigint" ? String(a) : a);
 }
@@ -79,16 +93,18 @@ function bind(args: readonly SqlValue[]): unknown[] {
  * db.prepare("SELECT count(*) AS n FROM runs WHERE status = ?").get("success"); // { n: 3 }
  * ```
  * @param url `postgres://user:password@host:port/database`.
- * @param options How long a first connection may take, in seconds (default 5).
+ * @param options How long a connection may take to open, in seconds (default 5), and how long a
+ * call waits for its answer, in milliseconds (default 30,000).
  * @returns The connection.
  * @throws FrameworkError (503, `hive_unavailable`) naming the database when it does not answer.
  */
 export function openPostgres(
   url: string,
-  options: { connectTimeoutS?: number } = {},
+  options: { connectTimeoutS?: number; answerTimeoutMs?: number } = {},
 ): PgConnection {
   const where = redactUrl(url);
-  const flag = new SharedArrayBuffer(4);
+  const answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+  const flag = new SharedArrayBuffer(FLAG_BYTES);
   const signal = new Int32Array(flag);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL("./worker.ts", import.meta.url), {
@@ -99,13 +115,22 @@ export function openPostgres(
   let open = true;
   let nextId = 0;
   const translated = new Map<string, string>();
+  /** Why the database last counted as lost (said again while it is down). */
+  let lastLoss = "";
 
-  const call = (req: PgCall): PgAnswer => {
+  const call = (req: PgCall, timeoutMs = answerTimeoutMs): PgAnswer => {
     if (!open) throw new FrameworkError("internal", `The hive connection to ${where} is closed`);
+    // While the database is down, fail at once. Closing, and ending a transaction (which the lost
+    // connection took with it: the worker answers that without the database), still go through.
+    const needsDatabase = req.op === "query" ||
+      (req.op === "exec" && (req.tx === undefined || req.tx === "begin"));
+    if (needsDatabase && Atomics.load(signal, FLAG.down) === 1) {
+      throw hiveUnavailable(where, `${lastLoss}; reconnecting`);
+    }
     const id = nextId = nextId >= 0x7fff_ffff ? 1 : nextId + 1;
-    Atomics.store(signal, 0, 0);
+    Atomics.store(signal, FLAG.answered, 0);
     port1.postMessage({ ...req, id });
-    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
       const got = receiveMessageOnPort(port1);
       if (got) {
@@ -114,13 +139,21 @@ export function openPostgres(
         continue; // the late answer of a call that timed out
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw hiveUnavailable(where, `no answer in ${ANSWER_TIMEOUT_MS / 1000} s`);
-      Atomics.wait(signal, 0, 0, Math.min(left, 50));
+      if (left <= 0) {
+        lastLoss = `no answer in ${timeoutMs / 1000} s`;
+        Atomics.store(signal, FLAG.down, 1);
+        port1.postMessage({ op: "reset", id: 0 });
+        throw hiveUnavailable(where, lastLoss);
+      }
+      Atomics.wait(signal, FLAG.answered, 0, Math.min(left, 50));
     }
   };
   const unwrap = (answer: PgAnswer, sql: string) => {
     if (answer.error === undefined) return answer;
-    if (answer.error.lost) throw hiveUnavailable(where, answer.error.message);
+    if (answer.error.lost) {
+      lastLoss = answer.error.message;
+      throw hiveUnavailable(where, answer.error.message);
+    }
     throw new FrameworkError(
       "internal",
       `The hive's database refused a statement: ${answer.error.message}`,
@@ -132,10 +165,9 @@ export function openPostgres(
     return { rows: a.rows!, count: a.count! };
   };
   const exec = (sql: string) => {
-    const text = /^\s*BEGIN(\s+IMMEDIATE)?\s*;?\s*$/i.test(sql)
-      ? `BEGIN; SELECT pg_advisory_xact_lock(${TRANSACTION_LOCK})`
-      : sql;
-    unwrap(call({ op: "exec", sql: text }), text);
+    const tx = txStep(sql);
+    const text = tx === "begin" ? `BEGIN; SELECT pg_advisory_xact_lock(${TRANSACTION_LOCK})` : sql;
+    unwrap(call({ op: "exec", sql: text, ...(tx ? { tx } : {}) }), text);
   };
 
   const db: PgConnection = {
@@ -170,7 +202,14 @@ export function openPostgres(
     },
   };
   try {
-    query("SELECT 1 AS ok");
+    // The first answer waits for the worker to start as well.
+    unwrap(
+      call(
+        { op: "query", sql: "SELECT 1", args: [] },
+        Math.max(answerTimeoutMs, ANSWER_TIMEOUT_MS),
+      ),
+      "SELECT 1",
+    );
   } catch (err) {
     db.close();
     throw err;

@@ -4,7 +4,8 @@
  * (trace, stats, lineage, a verbatim export that verifies, even with A's journal file gone); a
  * proposal applied through both at once is applied once (one 200, one 409); an approval decided
  * through both at once is decided once; a thread busy on A is busy on B; a copy of the folder on
- * "another host" reports `spec_drift` until it is updated; PostgreSQL stopped under load loses no
+ * "another host" reports `spec_drift` until it is updated; a run in progress on A is followed live
+ * through B from the hive's copy of its journal; PostgreSQL stopped under load loses no
  * acknowledged run and both processes recover when it returns; an unreachable database at start is
  * refused, named without its password.
  *
@@ -15,9 +16,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { closeHives, openHive, setHiveUrl } from "../../lib/hive/open.ts";
 import { getRunAnyHarness } from "../../lib/hive/runs.ts";
+import { journalLineCount, journalLinesBytes } from "../../lib/hive/journal_lines.ts";
 import { insertProposal, type Proposal } from "../../lib/hive/proposals.ts";
 import { runLineage } from "../../lib/runs/forks.ts";
-import { verifyJournal } from "../../lib/journal/verify.ts";
+import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
 import { approvalSpec } from "../helpers/approval_harness.ts";
 import { runCli } from "../helpers/cli.ts";
 import { memberToken, startControlPlane } from "../helpers/control_plane.ts";
@@ -37,14 +39,19 @@ async function call(url: string, method: string, path: string, token: string, bo
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    // A request that never comes back fails the test instead of hanging it.
+    signal: AbortSignal.timeout(120_000),
   });
   const text = await res.text();
   let json: Json = null;
   try {
     json = JSON.parse(text);
   } catch { /* not JSON */ }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, retryAfter: res.headers.get("retry-after") };
 }
+
+/** An answer of {@link call}. */
+type Answer = Awaited<ReturnType<typeof call>>;
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>): Promise<T> {
   const deadline = Date.now() + 30_000;
@@ -95,6 +102,14 @@ Deno.test("two control planes on one PostgreSQL hive", async (t) => {
   await using b = await startControlPlane(dir, { home: homeB.path, env, args });
   await using c = await startControlPlane(copy, { home: homeB.path, env });
   setHiveUrl(url);
+  // A request that could not be sent is an answer of status 0 (and fails the checks on it).
+  const post = (plane: { url: string }, input: string): Promise<Answer> =>
+    call(plane.url, "POST", "/run", alice.token, { input }).catch((err) => ({
+      status: 0,
+      json: null,
+      text: String(err),
+      retryAfter: null,
+    }));
   try {
     await t.step("a run made through A is served by B: trace, stats, lineage, export", async () => {
       const made = await call(a.url, "POST", "/run", alice.token, { input: "hello" });
@@ -225,34 +240,107 @@ Deno.test("two control planes on one PostgreSQL hive", async (t) => {
       }
     });
 
-    // Known gap: with PostgreSQL stopped under load a request in flight has not come back yet (the
-    // step hangs at the stop); ignored until that path is found, so the suite never hangs.
-    await t.step({
-      ignore: true,
-      name: "PostgreSQL stopped under load: no acknowledged run lost, both recover",
+    await t.step("a run in progress on A is followed live through B, from the hive", async () => {
+      const res = await fetch(`${a.url}/run?stream=true`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${alice.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ input: "slow: follow me" }),
+      });
+      const sse = new SseReader(res);
+      try {
+        const [accepted] = await sse.until(() => true, "run_accepted");
+        const runId = accepted!.data.run_id as string;
+        await sse.until((f) => f.event === "trace" && f.data.type === "model_call", "model call");
+        const row = getRunAnyHarness(openHive(), runId)!;
+        assert.equal(row.status, "running");
+        // B must follow the hive's copy: A's file is on "another host".
+        await Deno.remove(row.trace_path);
+        const follow = await fetch(`${b.url}/runs/${runId}/events`, {
+          headers: { authorization: `Bearer ${bob.token}` },
+        });
+        assert.equal(follow.status, 200);
+        const frames = await new SseReader(follow).rest();
+        const traced = frames.filter((f) => f.event === "trace").map((f) => f.data);
+        const result = frames.find((f) => f.event === "run_result")!.data;
+        assert.equal(result.status, "success");
+        const done = getRunAnyHarness(openHive(), runId)!;
+        // Every event, in order, as the hive's copy of the journal has them.
+        const copy = parseJournal(journalLinesBytes(openHive(), runId)!);
+        assert.equal(copy.length, done.events);
+        assert.deepEqual(
+          traced.map((e) => [e.seq, e.type, e.hash]),
+          copy.map((e) => [e.seq, e.type, e.hash]),
+        );
+        await sse.rest();
+      } finally {
+        await sse.close();
+      }
+    });
 
-      fn: async () => {
+    await t.step(
+      "PostgreSQL stopped under load: no acknowledged run lost, both recover",
+      async () => {
         closeHives();
-        const fire = (plane: { url: string }, i: number) =>
-          call(plane.url, "POST", "/run", alice.token, { input: `load ${i}` }).catch((err) => ({
-            status: 0,
-            json: null,
-            text: String(err),
-          }));
-        const load = Array.from({ length: 24 }, (_, i) => fire(i % 2 ? a : b, i));
-        await new Promise((r) => setTimeout(r, 300));
-        await pg.stop();
-        const during = await Promise.all([fire(a, 100), fire(b, 101)]);
-        await new Promise((r) => setTimeout(r, 500));
-        await pg.start();
-        const answers = [...await Promise.all(load), ...during];
-        const acknowledged = answers.filter((x) => x.status === 200 && x.json?.data?.status);
-        const lost = answers.filter((x) => x.status !== 200 || x.json?.data?.status !== "success");
-        assert.ok(lost.length > 0, "stopping the database under load failed some requests");
-        for (const x of lost.filter((x) => x.status === 200)) {
+        // Two streams of runs on each process, each run posted once the last one answered; a run
+        // acknowledged is a 200 with its result.
+        const answered: Answer[] = [];
+        let running = true;
+        const stream = async (plane: { url: string }, tag: string) => {
+          for (let i = 0; running; i++) {
+            const x = await post(plane, `load ${tag} ${i}`);
+            answered.push(x);
+            if (x.status !== 200) await new Promise((r) => setTimeout(r, 50));
+          }
+        };
+        const streams = [a, b, a, b].map((plane, i) => stream(plane, `s${i}`));
+        let burst: Promise<Answer>[] = [];
+        let before: Answer[] = [];
+        let during: Answer[] = [];
+        try {
+          await waitFor("runs acknowledged before the stop", () =>
+            Promise.resolve(
+              answered.filter((x) => x.json?.data?.status === "success").length >= 6,
+            ));
+          before = answered.filter((x) => x.status === 200);
+          // A burst in flight as it stops, on top of the streams.
+          burst = Array.from({ length: 16 }, (_, i) => post(i % 2 ? a : b, `burst ${i}`));
+          await pg.stop();
+          // Both processes keep answering while it is down (a process waiting on its lost database
+          // answers nothing): the streams go on, each answer a refusal or a run that lost the hive.
+          const stoppedAt = answered.length;
+          await waitFor(
+            "answers while the database is down",
+            () => Promise.resolve(answered.length >= stoppedAt + 24),
+          );
+          // Runs posted while it is down end `error` `hive_unavailable` or are refused 503 with
+          // Retry-After: each comes back, none hangs.
+          during = await Promise.all([post(a, "during a"), post(b, "during b")]);
+          for (const x of during) {
+            if (x.status === 200) {
+              assert.equal(x.json.data.error?.reason, "hive_unavailable", x.text);
+            } else {
+              assert.equal(x.status, 503, x.text);
+              assert.equal(x.json.error.details.reason, "hive_unavailable", x.text);
+              assert.ok(Number(x.retryAfter) > 0, x.text);
+            }
+          }
+        } finally {
+          await pg.start();
+          running = false;
+          await Promise.all(streams);
+        }
+        const all = [...answered, ...during, ...await Promise.all(burst)];
+        for (const x of all.filter((x) => x.status !== 200)) {
+          assert.equal(x.status, 503, x.text);
+          assert.equal(x.json.error.details.reason, "hive_unavailable", x.text);
+        }
+        const acknowledged = all.filter((x) => x.status === 200);
+        for (const x of acknowledged.filter((x) => x.json.data.status !== "success")) {
           assert.equal(x.json.data.error?.reason, "hive_unavailable", x.text);
         }
-        // Every run reported finished is in the hive (those told `hive_unavailable` once it is back).
+        assert.ok(acknowledged.length > before.length, "the streams went on through the outage");
+        // Every run acknowledged is in the hive as it was reported (those told `hive_unavailable` once
+        // the database is back), with its whole journal, which verifies.
         const db = openHive();
         for (const x of acknowledged) {
           const id = x.json.data.run_id as string;
@@ -261,17 +349,24 @@ Deno.test("two control planes on one PostgreSQL hive", async (t) => {
             return Promise.resolve(r && r.status !== "running" ? r : undefined);
           });
           assert.equal(row.status, x.json.data.status, id);
+          const journal = await waitFor(`the journal of ${id} copied`, () => {
+            const bytes = journalLinesBytes(db, id);
+            return Promise.resolve(journalLineCount(db, id) === row.events ? bytes : undefined);
+          });
+          const integrity = verifyJournal(journal);
+          assert.equal(integrity.ok, true, id);
+          assert.equal(integrity.checked, row.events, id);
         }
-        // Both processes serve again.
+        // Both processes serve again, without a restart.
         for (const plane of [a, b]) {
           const again = await waitFor("a run after the database is back", async () => {
-            const r = await fire(plane, 200);
+            const r = await post(plane, "again");
             return r.status === 200 && r.json.data.status === "success" ? r : undefined;
           });
           assert.ok(getRunAnyHarness(db, again.json.data.run_id));
         }
       },
-    });
+    );
   } finally {
     closeHives();
     setHiveUrl(undefined);
