@@ -30,6 +30,7 @@ const modules: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   peers: () => import("./peers_bench.ts"),
   cli: () => import("./cli_bench.ts"),
   otel: () => import("./otel_bench.ts"),
+  hive_pg: () => import("./hive_pg_bench.ts"),
 };
 
 const wanted = Deno.args.length

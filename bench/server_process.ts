@@ -21,6 +21,7 @@ export interface ServerProcess {
  * @param arg Its argument (or arguments).
  * @param home The framework home.
  * @param denoFlags Extra `deno run` flags (e.g. V8 flags).
+ * @param env More environment (e.g. `FRAMEWORK_HIVE_URL`).
  * @returns The running server.
  */
 export async function startServer(
@@ -28,6 +29,7 @@ export async function startServer(
   arg: string | string[],
   home: string,
   denoFlags: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -38,7 +40,7 @@ export async function startServer(
       new URL(`./servers/${script}`, import.meta.url).pathname,
       ...(Array.isArray(arg) ? arg : [arg]),
     ],
-    env: { FRAMEWORK_HOME: home },
+    env: { FRAMEWORK_HOME: home, ...env },
     stdout: "piped",
     stderr: "piped",
   }).spawn();

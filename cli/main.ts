@@ -63,11 +63,37 @@ function allCommands(cmd: Command): Command[] {
 }
 
 /**
+ * Takes `--hive <url>` (or `--hive=<url>`) out of the arguments and points the hive at it for this
+ * process and the processes it starts (`FRAMEWORK_HIVE_URL`), so `run`, `control-plane`, `workbench`,
+ * `stats`, `trace` and every other verb share one store (docs/cli.md).
+ *
+ * @param args The arguments.
+ * @returns The arguments without the flag.
+ */
+function takeHiveFlag(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (a === "--hive" && i + 1 < args.length) {
+      Deno.env.set("FRAMEWORK_HIVE_URL", args[++i]!);
+    } else if (a.startsWith("--hive=")) {
+      Deno.env.set("FRAMEWORK_HIVE_URL", a.slice("--hive=".length));
+    } else out.push(a);
+  }
+  return out;
+}
+
+/**
  * Runs the CLI with arguments (without the executable).
  *
  * @param args The arguments.
  */
 export async function main(args: string[]): Promise<void> {
+  args = takeHiveFlag(args);
   const json = args.includes("--json");
   const program = await programFor(args);
   // With --json, help and version text become the payload of one ok-wrapped document.

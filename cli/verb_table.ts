@@ -29,7 +29,8 @@ export type VerbModule =
   | "keys_commands"
   | "control_plane_command"
   | "evolve_commands"
-  | "workbench_command";
+  | "workbench_command"
+  | "hive_commands";
 
 /** Every verb, in the order the help lists them. */
 export const VERB_TABLE: readonly VerbTableGroup[] = [
@@ -151,6 +152,13 @@ export const VERB_TABLE: readonly VerbTableGroup[] = [
     verbs: [[
       "workbench",
       "Open the workbench: chat with the copilot, run, trace and improve harnesses (docs/workbench.md)",
+    ]],
+  },
+  {
+    module: "hive_commands",
+    verbs: [[
+      "hive",
+      "The hive's store: migrate a SQLite hive and its journals into PostgreSQL (docs/deploy.md)",
     ]],
   },
 ];

@@ -34,6 +34,7 @@ const LOADERS: Record<VerbModule, VerbGroup["load"]> = {
     (await import("./commands/evolve_commands.ts")).registerEvolveCommands,
   workbench_command: async () =>
     (await import("./commands/workbench_command.ts")).registerWorkbenchCommand,
+  hive_commands: async () => (await import("./commands/hive_commands.ts")).registerHiveCommands,
 };
 
 /** Every verb with its loader, in the order the help lists them. */

@@ -194,3 +194,33 @@ export function quote(value: unknown): string {
   }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+/**
+ * The hive's database out of reach (503, kind `internal`, `details.reason: "hive_unavailable"`, with
+ * `Retry-After`): a request that needs the hive fails whole, and is worth retrying once the database
+ * is back (the connection is opened again by the next statement).
+ *
+ * @param where The database, its password left out.
+ * @param why The client's error.
+ * @returns The error.
+ */
+export function hiveUnavailable(where: string, why: string): FrameworkError {
+  const e = new FrameworkError(
+    "internal",
+    `The hive's database ${where} is unavailable (${why}); retry when it is back`,
+    { reason: "hive_unavailable", hive: where },
+  );
+  e.httpStatus = 503;
+  e.httpHeaders = { "retry-after": "5" };
+  return e;
+}
+
+/**
+ * Whether an error is {@link hiveUnavailable}'s.
+ *
+ * @param err Any thrown value.
+ * @returns True when the hive's database was out of reach.
+ */
+export function isHiveUnavailable(err: unknown): boolean {
+  return err instanceof FrameworkError && err.details.reason === "hive_unavailable";
+}

@@ -7,8 +7,9 @@
  * it prints one instruction, what to run or set, and exits 1, before any test starts.
  *
  * Today the tests need Chromium (the browser tests drive Debian's `chromium` through
- * playwright-core, never a downloaded browser; `CHROMIUM_PATH` points them at another build). A new
- * need is one more entry of {@link NEEDS}.
+ * playwright-core, never a downloaded browser; `CHROMIUM_PATH` points them at another build) and
+ * PostgreSQL's server programs (the hive's tests start a throwaway cluster; `FRAMEWORK_PG_BIN`
+ * points them at another build). A new need is one more entry of {@link NEEDS}.
  *
  * @module
  */
@@ -52,6 +53,34 @@ export function findChromium(env: Env): string | undefined {
   return onPath("chromium", env) ?? onPath("chromium-browser", env);
 }
 
+/**
+ * The folder of PostgreSQL's server programs the hive's tests start a cluster with:
+ * `FRAMEWORK_PG_BIN` when it is set, else the newest `/usr/lib/postgresql/<n>/bin` (Debian's).
+ *
+ * @param env The environment.
+ * @returns The folder, or undefined when there is none.
+ * @throws When `FRAMEWORK_PG_BIN` is set but holds no `initdb`.
+ */
+export function findPostgres(env: Env): string | undefined {
+  const chosen = env.get("FRAMEWORK_PG_BIN");
+  if (chosen) {
+    if (isExecutable(`${chosen}/initdb`)) return chosen;
+    throw new Error(
+      `FRAMEWORK_PG_BIN=${chosen} holds no initdb: point it at PostgreSQL's bin folder, or unset it to use Debian's postgresql.`,
+    );
+  }
+  try {
+    const versions = [...Deno.readDirSync("/usr/lib/postgresql")].map((e) => e.name)
+      .filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(b) - Number(a));
+    for (const v of versions) {
+      if (isExecutable(`/usr/lib/postgresql/${v}/bin/initdb`)) {
+        return `/usr/lib/postgresql/${v}/bin`;
+      }
+    }
+  } catch { /* not installed */ }
+  return undefined;
+}
+
 /** What the tests need, in the order they are checked. */
 export const NEEDS: readonly Need[] = [
   {
@@ -60,6 +89,13 @@ export const NEEDS: readonly Need[] = [
     debian: "chromium",
     instead: "set CHROMIUM_PATH to a Chromium executable",
     find: findChromium,
+  },
+  {
+    name: "PostgreSQL",
+    why: "the hive's tests run against a throwaway PostgreSQL cluster as well as SQLite",
+    debian: "postgresql",
+    instead: "set FRAMEWORK_PG_BIN to a folder with PostgreSQL's initdb and pg_ctl",
+    find: findPostgres,
   },
 ];
 

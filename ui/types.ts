@@ -68,6 +68,10 @@ export interface HarnessDetail {
   trusted: boolean;
   stats: HarnessStats;
   evolved: number;
+  /** Whether a newer spec version is recorded for its id in the hive (another host applied it). */
+  spec_drift: boolean;
+  /** That newer version, when there is one. */
+  newest_spec_version?: string;
   peers: {
     peer: string;
     harness_id: string | null;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { openHive } from "../../lib/hive/open.ts";
 import type { Command } from "commander";
 import { verbDescription } from "../verb_table.ts";
 import { badInput } from "../../lib/errors.ts";
@@ -82,6 +83,8 @@ export function registerControlPlaneCommand(program: Command): void {
         // Trust is decided once, here, before anything binds.
         const trusted = await trustGate(real, { approve: !!o.approve });
         const loaded = await loadSpec(real);
+        // The hive answers before anything binds: a database out of reach is refused, named.
+        openHive();
         const storePath = authorizedKeysPath(real, o.authorizedKeys);
         const keyCount = (await readKeyStore(storePath).catch(() => [])).filter((k) =>
           k.revoked_at === null

@@ -191,7 +191,7 @@ export function listApprovals(
   const rows = statement(
     db,
     `SELECT * FROM approvals WHERE harness_id = ?1 AND harness_dir = ?2
-       AND (?3 = 'all' OR (?3 = 'pending' AND status = 'pending')
+       AND (CAST(?3 AS TEXT) = 'all' OR (?3 = 'pending' AND status = 'pending')
          OR (?3 = 'decided' AND status != 'pending'))
      ORDER BY approval_id DESC LIMIT ?4`,
   ).all(harness.id, harness.dir, which, limit) as unknown as Row[];

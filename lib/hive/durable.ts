@@ -4,13 +4,14 @@
  * flushed past its finishing write. The flush is shared by the runs that finish together
  * (`lib/fs/group_flush.ts`): one `fdatasync` of the log serves every commit made before it started.
  * A checkpoint that moved a commit into the database file flushed that file first, so the commit is
- * durable either way.
+ * durable either way. A PostgreSQL hive's commits are durable when they return: nothing to wait for.
  *
  * @module
  */
 
 import { flushPath } from "../fs/group_flush.ts";
-import { hivePath } from "../paths.ts";
+import { isPostgresUrl } from "../pg/connection.ts";
+import { hiveLocation } from "./open.ts";
 
 /**
  * Resolves once every hive write this process committed before the call is durable.
@@ -20,11 +21,12 @@ import { hivePath } from "../paths.ts";
  * // after a run's finishing write (finishRun), before the run is reported:
  * await hiveDurable();
  * ```
- * @param path The hive's file (default `<home>/hive.db`).
+ * @param location The hive: its SQLite file or a PostgreSQL URL (default: this process's hive).
  */
-export async function hiveDurable(path: string = hivePath()): Promise<void> {
+export async function hiveDurable(location: string = hiveLocation()): Promise<void> {
+  if (isPostgresUrl(location)) return;
   try {
-    await flushPath(`${path}-wal`);
+    await flushPath(`${location}-wal`);
   } catch (err) {
     // No log: the last connection checkpointed it into the database file, flushed, and removed it.
     if (!(err instanceof Deno.errors.NotFound)) throw err;

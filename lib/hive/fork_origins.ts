@@ -38,8 +38,11 @@ export function recordForkOrigin(
 ): void {
   statement(
     db,
-    `INSERT OR REPLACE INTO fork_origins (root_path, harness_id, parent_id, run_id, at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO fork_origins (root_path, harness_id, parent_id, run_id, at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (root_path) DO UPDATE SET harness_id = excluded.harness_id,
+       parent_id = excluded.parent_id, run_id = excluded.run_id, at = excluded.at,
+       created_at = excluded.created_at`,
   ).run(o.root_path, o.harness_id, o.parent_id, o.run_id, o.at, new Date().toISOString());
 }
 

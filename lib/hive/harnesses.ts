@@ -44,7 +44,7 @@ function toRow(r: Record<string, unknown>): HarnessRow {
     id: r.id as string,
     root_path: r.root_path as string,
     name: r.name as string,
-    is_fork: r.is_fork === 1,
+    is_fork: Number(r.is_fork) === 1,
     parent_id: (r.parent_id as string | null) ?? null,
     evolved: Number(r.evolved),
     created_at: r.created_at as string,
@@ -75,7 +75,8 @@ export function upsertHarness(db: Hive, h: HarnessRegistration): HarnessRow {
        parent_id = CASE WHEN excluded.is_fork = 1 THEN excluded.parent_id
          WHEN harnesses.root_path = excluded.root_path THEN harnesses.parent_id ELSE NULL END
      -- Every run claims its folder: a claim that changes nothing writes nothing.
-     WHERE root_path IS NOT excluded.root_path OR name IS NOT excluded.name OR excluded.is_fork = 1`,
+     WHERE harnesses.root_path IS NOT excluded.root_path OR harnesses.name IS NOT excluded.name
+       OR excluded.is_fork = 1`,
   ).run(
     h.id,
     h.root_path,

@@ -2,11 +2,13 @@
  * Runs left `running` by a process that died are marked `error` (reason `interrupted`) when the hive
  * is next opened, once their owner is certainly gone — reason `interrupted_awaiting_approval` for a run
  * that was waiting for a person (its request stays pending: approving it takes the run up again).
+ * Only this host's owners are judged (lib/process_identity.ts): a run of another host sharing the
+ * hive is left to that host.
  *
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { SqlConnection } from "../sqlite/statements.ts";
 import { isProcessAlive } from "../process_identity.ts";
 import { statement } from "../sqlite/statements.ts";
 
@@ -19,7 +21,7 @@ interface Owned {
 }
 
 /** Marks one run interrupted when its owner is gone; whether it was marked. */
-function markIfOrphaned(db: DatabaseSync, r: Owned): boolean {
+function markIfOrphaned(db: SqlConnection, r: Owned): boolean {
   if (r.owner_pid !== null && isProcessAlive(r.owner_pid, r.owner_start)) return false;
   const now = new Date();
   const result = statement(
@@ -31,7 +33,7 @@ function markIfOrphaned(db: DatabaseSync, r: Owned): boolean {
          ELSE 'error:interrupted' END,
        ended_at = ?, duration_ms = ?, owner_pid = NULL, owner_start = NULL
      FROM (SELECT EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = ?3 AND a.status = 'pending')
-       AS waiting)
+       AS waiting) AS w
      WHERE run_id = ?3 AND status = 'running'`,
   ).run(now.toISOString(), Math.max(0, now.getTime() - Date.parse(r.started_at)), r.run_id);
   return Number(result.changes) > 0;
@@ -43,7 +45,7 @@ function markIfOrphaned(db: DatabaseSync, r: Owned): boolean {
  * @param db The hive.
  * @returns The run ids marked.
  */
-export function markInterruptedRuns(db: DatabaseSync): string[] {
+export function markInterruptedRuns(db: SqlConnection): string[] {
   const rows = statement(
     db,
     "SELECT run_id, started_at, owner_pid, owner_start FROM runs WHERE status = 'running'",
@@ -59,7 +61,7 @@ export function markInterruptedRuns(db: DatabaseSync): string[] {
  * @param runId The run.
  * @returns Whether it was marked.
  */
-export function markRunInterruptedIfOrphaned(db: DatabaseSync, runId: string): boolean {
+export function markRunInterruptedIfOrphaned(db: SqlConnection, runId: string): boolean {
   const row = statement(
     db,
     "SELECT run_id, started_at, owner_pid, owner_start FROM runs WHERE run_id = ? AND status = 'running'",

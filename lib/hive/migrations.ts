@@ -470,4 +470,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX remote_handoffs_url ON remote_handoffs(url, status);
   CREATE INDEX remote_handoffs_parent ON remote_handoffs(parent_run_id);
   `,
+  // 16: spec versions by harness id alone, newest first: a process compares its folder's version with
+  // the newest any folder of its id recorded (\`spec_drift\` in \`/health\`, docs/deploy.md).
+  `
+  CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);
+  `,
 ];

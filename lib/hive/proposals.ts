@@ -224,3 +224,47 @@ export function lastProposalAt(db: Hive, harness: HarnessRef): string | null {
   ).get(harness.id, harness.dir) as { at: string | null };
   return row.at;
 }
+
+/**
+ * Takes an open proposal for one decision: one conditional update (`status` queued or
+ * partially_applied → `deciding`), so of any number of processes racing to apply or reject it,
+ * exactly one gets it (SQLite's write lock, PostgreSQL's row lock); the others are told it is taken.
+ * {@link saveProposal} ends the decision with the new status; {@link releaseProposal} gives it back
+ * when the decision failed.
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @param id The proposal id.
+ * @returns True when this caller has it.
+ */
+export function claimProposal(db: Hive, harness: HarnessRef, id: string): boolean {
+  return Number(
+    statement(
+      db,
+      `UPDATE proposals SET status = 'deciding'
+       WHERE id = ? AND harness_id = ? AND harness_dir = ?
+         AND status IN ('queued', 'partially_applied')`,
+    ).run(id, harness.id, harness.dir).changes,
+  ) === 1;
+}
+
+/**
+ * Gives back a proposal taken by {@link claimProposal} whose decision failed: its status is the
+ * record's again.
+ *
+ * @param db The hive.
+ * @param harness The harness (id and folder).
+ * @param id The proposal id.
+ */
+export function releaseProposal(db: Hive, harness: HarnessRef, id: string): void {
+  const row = statement(
+    db,
+    "SELECT record FROM proposals WHERE id = ? AND harness_id = ? AND harness_dir = ?",
+  ).get(id, harness.id, harness.dir) as { record: string } | undefined;
+  if (!row) return;
+  statement(
+    db,
+    `UPDATE proposals SET status = ? WHERE id = ? AND harness_id = ? AND harness_dir = ?
+       AND status = 'deciding'`,
+  ).run((JSON.parse(row.record) as Proposal).status, id, harness.id, harness.dir);
+}

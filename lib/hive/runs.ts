@@ -119,7 +119,7 @@ function writeRunRow(db: Hive, r: Parameters<typeof insertRun>[1]): void {
     r.eval_id ?? null,
     r.live === false ? 0 : 1,
     owner.pid,
-    owner.start,
+    owner.marker,
     r.thread_id ?? null,
   );
 }

@@ -36,9 +36,10 @@ export function recordSpecVersion(
   const created_at = new Date().toISOString();
   const res = statement(
     db,
-    "INSERT INTO spec_versions (harness_id, harness_dir, version, yaml, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(v.harness_id, v.harness_dir, v.version, v.yaml, v.source, created_at);
-  return { seq: Number(res.lastInsertRowid), ...v, created_at };
+    `INSERT INTO spec_versions (harness_id, harness_dir, version, yaml, source, created_at)
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+  ).get(v.harness_id, v.harness_dir, v.version, v.yaml, v.source, created_at) as { seq: number };
+  return { seq: Number(res.seq), ...v, created_at };
 }
 
 /**
@@ -92,4 +93,38 @@ export function findSpecVersion(
      ORDER BY seq DESC`,
   ).all(harness.id, harness.dir, version, `${version}g`) as unknown as SpecVersionRow[];
   return new Set(rows.map((r) => r.version)).size === 1 ? rows[0] : undefined;
+}
+
+/**
+ * Whether a folder's spec is older than the newest version any process recorded for its harness id
+ * (several hosts, one hive: a proposal applied on one host changes that host's folder only). It is
+ * when the newest recorded version differs from the folder's and was recorded after the folder's
+ * spec file last changed; a folder edited since (by hand, or updated to the new version) is not.
+ *
+ * @example
+ * ```ts
+ * import { openHive } from "./open.ts";
+ *
+ * specDrift(openHive(), "bot", "3f2a…", "2026-01-01T00:00:00.000Z"); // { drift: false }
+ * ```
+ * @param db The hive.
+ * @param harnessId The harness id.
+ * @param version The folder's spec version.
+ * @param changedAt When the folder's `harness.yaml` last changed (ISO time).
+ * @returns The drift, with the newest version when there is one.
+ */
+export function specDrift(
+  db: Hive,
+  harnessId: string,
+  version: string,
+  changedAt: string,
+): { drift: boolean; newest?: string } {
+  const newest = statement(
+    db,
+    "SELECT version, created_at FROM spec_versions WHERE harness_id = ? ORDER BY seq DESC LIMIT 1",
+  ).get(harnessId) as { version: string; created_at: string } | undefined;
+  if (!newest || newest.version === version || newest.created_at <= changedAt) {
+    return { drift: false };
+  }
+  return { drift: true, newest: newest.version };
 }

@@ -244,8 +244,8 @@ export function listThreads(
   const rows = statement(
     db,
     `SELECT * FROM threads
-     WHERE harness_id = ?1 AND harness_dir = ?2 AND (?3 IS NULL OR owner = ?3)
-       AND (?4 IS NULL OR thread_id < ?4)
+     WHERE harness_id = ?1 AND harness_dir = ?2 AND (CAST(?3 AS TEXT) IS NULL OR owner = ?3)
+       AND (CAST(?4 AS TEXT) IS NULL OR thread_id < ?4)
      ORDER BY thread_id DESC LIMIT ?5`,
   ).all(
     harness.id,
@@ -313,7 +313,7 @@ export function lockThread(db: Hive, threadId: string, runId: string): string | 
     statement(
       db,
       "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
-    ).run(runId, me.pid, me.start, threadId);
+    ).run(runId, me.pid, me.marker, threadId);
     return null;
   });
 }

@@ -7,7 +7,8 @@
 
 import { notFound } from "../errors.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
-import type { Hive } from "../hive/open.ts";
+import { type Hive, openHive } from "../hive/open.ts";
+import { journalFileOf } from "./hive_copy.ts";
 import { getRun, getRunAnyHarness, type RunRow } from "../hive/runs.ts";
 import type { JournalEvent } from "./event.ts";
 import { indexJournal, readEventRange } from "./journal_index.ts";
@@ -42,11 +43,12 @@ export function findRun(db: Hive, harness: HarnessRef | null, runId: string): Ru
  * Reads a run's journal bytes verbatim (for export: the hash chain still verifies).
  *
  * @param row The run row.
+ * @param db The hive (a PostgreSQL hive's copy is read: the run may be another host's).
  * @returns The bytes.
  */
-export async function readJournalBytes(row: RunRow): Promise<Uint8Array> {
+export async function readJournalBytes(row: RunRow, db: Hive = openHive()): Promise<Uint8Array> {
   try {
-    return await Deno.readFile(row.trace_path);
+    return await Deno.readFile(await journalFileOf(db, row));
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) throw missingJournal(row);
     throw err;
@@ -69,7 +71,7 @@ export async function verifyTrace(
 ): Promise<{ run: RunRow; integrity: Integrity }> {
   const run = findRun(db, harness, runId);
   try {
-    return { run, integrity: await verifyJournalFile(run.trace_path) };
+    return { run, integrity: await verifyJournalFile(await journalFileOf(db, run)) };
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) throw missingJournal(run);
     throw err;
@@ -132,14 +134,15 @@ export async function getTracePage(
 ): Promise<Trace & { event_count: number }> {
   const run = findRun(db, harness, runId);
   try {
-    const index = await indexJournal(run.trace_path);
+    const path = await journalFileOf(db, run);
+    const index = await indexJournal(path);
     const from = range.from ?? 1;
     return {
       run_id: run.run_id,
       harness_id: run.harness_id,
       status: run.status,
       integrity: index.integrity,
-      events: await readEventRange(run.trace_path, index, from, range.limit ?? index.lines + 1),
+      events: await readEventRange(path, index, from, range.limit ?? index.lines + 1),
       event_count: index.lines,
       run,
     };

@@ -18,6 +18,8 @@ export interface JournalWriter {
   path: string;
   /** Appends an event and returns it as written (redacted, hashed). */
   append(type: string, payload: Record<string, unknown>): JournalEvent;
+  /** Whether the copy of its lines (a PostgreSQL hive's) failed: the lines after it are the file's only. */
+  copyFailed(): boolean;
   /** The hash of the last event (64 zeros when empty). */
   head(): string;
   /** How many events were written. */
@@ -30,6 +32,11 @@ export interface JournalWriter {
    */
   close(): Promise<void>;
 }
+
+/** At most this many lines wait for the hive's copy of a journal (lib/journal/hive_copy.ts). */
+export const COPY_BATCH_LINES = 64;
+/** A line waits at most this long (ms) for the hive's copy, so another host follows a live run. */
+export const COPY_BATCH_MS = 25;
 
 /** A placeholder hash of the right length, replaced in the line once the real hash is known. */
 const HASH_SLOT = "0".repeat(64);
@@ -64,9 +71,19 @@ function openNew(path: string): Deno.FsFile {
  * ```
  * @param path The file to create.
  * @param redact `logging.redact`.
+ * @param copy Called with lines (without their newlines, the first one's seq given) after the file
+ *   has them: a PostgreSQL hive keeps a copy. Lines are handed over in batches — every
+ *   {@link COPY_BATCH_LINES} lines, {@link COPY_BATCH_MS} after the first line of a batch, and at
+ *   `close()` before the flush — so a run pays a round trip per batch, not per line. After its first
+ *   failure (`copyFailed()`) the lines go to the file only; `append` never throws for it, so the run
+ *   goes on to its end.
  * @returns The writer.
  */
-export function createJournal(path: string, redact?: RedactConfig): JournalWriter {
+export function createJournal(
+  path: string,
+  redact?: RedactConfig,
+  copy?: (first: number, lines: string[]) => void,
+): JournalWriter {
   const file = openNew(path);
   const redaction = compileRedaction(redact);
   const encoder = new TextEncoder();
@@ -74,6 +91,25 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
   let seq = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
+  let copyError: unknown;
+  let pending: string[] = [];
+  let pendingFirst = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flushCopy = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (!copy || !pending.length) return;
+    const lines = pending;
+    pending = [];
+    if (copyError !== undefined) return;
+    try {
+      copy(pendingFirst, lines);
+    } catch (err) {
+      // The file has the lines; the copy stops here (the caller copies the file again later and
+      // reports the run as one that lost its hive).
+      copyError = err;
+    }
+  };
   return {
     path,
     append(type, payload) {
@@ -91,12 +127,22 @@ export function createJournal(path: string, redact?: RedactConfig): JournalWrite
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
       prev = event.hash;
+      if (copy && copyError === undefined) {
+        if (!pending.length) {
+          pendingFirst = seq;
+          timer = setTimeout(flushCopy, COPY_BATCH_MS);
+        }
+        pending.push(new TextDecoder().decode(bytes.subarray(0, bytes.length - 1)));
+        if (pending.length >= COPY_BATCH_LINES) flushCopy();
+      }
       return event;
     },
     head: () => prev,
+    copyFailed: () => copyError !== undefined,
     count: () => seq,
     close() {
       closed = true;
+      flushCopy();
       // Every caller gets the same promise: it resolves when the journal and its name are on disk.
       closing ??= Promise.all([
         file.syncData().finally(() => file.close()),

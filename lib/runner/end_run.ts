@@ -8,6 +8,7 @@
  */
 
 import { ProviderError } from "../models/types.ts";
+import { isHiveUnavailable } from "../errors.ts";
 import { type RunResult, type RunStatus, STOPPED_REASON } from "../run_types.ts";
 import { McpServerError } from "../tools/mcp.ts";
 import { failureSignature } from "../failure_signature.ts";
@@ -19,6 +20,9 @@ export interface Outcome {
   reason: string[];
   message: string;
 }
+
+/** The reason of a run that lost the hive's database while it ran. */
+export const HIVE_UNAVAILABLE = "hive_unavailable";
 
 /** A run that answered (and passed its validators). */
 export const ANSWERED: Outcome = { status: "success", reason: [], message: "" };
@@ -41,6 +45,9 @@ export const ANSWERED: Outcome = { status: "success", reason: [], message: "" };
 export function classify(session: RunSession, err: unknown): Outcome {
   if (err instanceof RunStop) {
     return { status: err.status, reason: err.reason, message: err.message };
+  }
+  if (isHiveUnavailable(err)) {
+    return { status: "error", reason: [HIVE_UNAVAILABLE], message: (err as Error).message };
   }
   if (err instanceof McpServerError) {
     return { status: "error", reason: ["mcp", err.server], message: err.message };

@@ -13,6 +13,12 @@ import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
 import { createJournal, type JournalWriter } from "../journal/writer.ts";
+import { copyJournalFile, journalCopier } from "../journal/hive_copy.ts";
+import { isHiveUnavailable } from "../errors.ts";
+import { retryWhenHiveBack } from "../hive/retry.ts";
+import { failureSignature } from "../failure_signature.ts";
+import type { RunResult } from "../run_types.ts";
+import { HIVE_UNAVAILABLE } from "./end_run.ts";
 import { linkSignals } from "../linked_signal.ts";
 import { claimHarness } from "../harness_spec/claim.ts";
 import { registerActiveRun } from "./active_runs.ts";
@@ -44,13 +50,13 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   const spec = loaded.spec;
   const trace_path = `${traceDir}/${run_id}.jsonl`;
   const started = new Date();
+  const db = openHive();
   let journal: JournalWriter;
   try {
-    journal = createJournal(trace_path, spec.logging?.redact);
+    journal = createJournal(trace_path, spec.logging?.redact, journalCopier(db, run_id));
   } catch (err) {
     throw journalCreateError(err, spec.logging?.trace_dir);
   }
-  const db = openHive();
   if (!options.uncatalogued) {
     claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
   }
@@ -86,19 +92,38 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     // flushed past that write (one flush shared by the runs ending together); the run is reported
     // finished once the journal and its row are both durable.
     const durable = journal.close();
+    const head = { head_hash: journal.head(), events: journal.count() };
+    // A run whose journal could not be copied to the hive is reported as one that lost it.
+    let reported = journal.copyFailed()
+      ? lostHive(r, "the hive's database was lost while the run wrote its journal")
+      : r;
     try {
-      finishRun(openHive(), r, { head_hash: journal.head(), events: journal.count() });
+      finishRun(openHive(), reported, head);
     } catch (err) {
-      console.error(
-        `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
-      );
+      if (!isHiveUnavailable(err)) {
+        console.error(
+          `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
+        );
+      } else {
+        // Never report an end the hive does not hold: the run is told as lost, and recorded so
+        // once the database is back.
+        reported = lostHive(reported, (err as Error).message);
+        const end = reported;
+        retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), end, head));
+      }
     }
     try {
       await Promise.all([durable, hiveDurable()]);
     } finally {
       events.close();
     }
-    return r;
+    if (journal.copyFailed()) {
+      retryWhenHiveBack(
+        `the journal of ${run_id}`,
+        async () => void await copyJournalFile(openHive(), run_id, trace_path),
+      );
+    }
+    return reported;
   });
   const handle: RunHandle = {
     run_id,
@@ -113,4 +138,20 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   };
   registerActiveRun(handle);
   return handle;
+}
+
+/**
+ * A run's result as reported when its end could not be recorded: `error`, reason `hive_unavailable`.
+ *
+ * @param r The result the loop made.
+ * @param message The database's error.
+ * @returns The result to report (and record once the database is back).
+ */
+function lostHive(r: RunResult, message: string): RunResult {
+  return {
+    ...r,
+    status: "error",
+    error: { reason: HIVE_UNAVAILABLE, message },
+    failure_signature: failureSignature("error", [HIVE_UNAVAILABLE]),
+  };
 }

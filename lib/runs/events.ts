@@ -1,13 +1,15 @@
 /**
  * The frames of any run by id, for resuming a stream: a live run of this process streams from its
  * handle; otherwise the journal is read (and followed while the hive says the run is still going in
- * another process). Events up to `afterSeq` are skipped (`Last-Event-ID`).
+ * another process): its file, or with a PostgreSQL hive the hive's copy of its lines, so a run in
+ * progress on another host is followed too. Events up to `afterSeq` are skipped (`Last-Event-ID`).
  *
  * @module
  */
 
 import type { HarnessRef } from "../hive/harnesses.ts";
-import type { Hive } from "../hive/open.ts";
+import { type Hive, hiveStore } from "../hive/open.ts";
+import { journalLinesAfter } from "../hive/journal_lines.ts";
 import { getRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { findRun } from "../journal/trace.ts";
@@ -42,35 +44,14 @@ export async function* runEventFrames(
     return;
   }
   yield { frame: "run_accepted", run_id: row.run_id, harness_id: row.harness_id };
-  let offset = 0;
+  const readMore = hiveStore(db) === "postgres"
+    ? hiveLinesReader(db, runId)
+    : fileLinesReader(row.trace_path);
   let seen = afterSeq;
   let finished: RunResult | undefined;
+  let ended = false;
   while (true) {
-    let text = "";
-    try {
-      const file = await Deno.open(row.trace_path, { read: true });
-      try {
-        await file.seek(offset, Deno.SeekMode.Start);
-        const chunks: Uint8Array[] = [];
-        const buf = new Uint8Array(64 * 1024);
-        let n: number | null;
-        while ((n = await file.read(buf)) !== null) chunks.push(buf.slice(0, n));
-        const total = chunks.reduce((a, c) => a + c.length, 0);
-        const bytes = new Uint8Array(total);
-        let at = 0;
-        for (const c of chunks) {
-          bytes.set(c, at);
-          at += c.length;
-        }
-        const complete = bytes.lastIndexOf(10) + 1; // only whole lines
-        text = new TextDecoder().decode(bytes.subarray(0, complete));
-        offset += complete;
-      } finally {
-        file.close();
-      }
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
+    const text = await readMore();
     for (const e of parseJournal(text) as JournalEvent[]) {
       if (e.type === "run_finished") finished = e.payload as unknown as RunResult;
       if (e.seq <= seen) continue;
@@ -86,7 +67,12 @@ export async function* runEventFrames(
     }
     if (finished) break;
     const now = getRun(db, harness, runId);
-    if (!now || now.status !== "running") {
+    // Its end recorded: the lines it wrote before are all there, read once more before answering.
+    if (!ended && (!now || now.status !== "running")) {
+      ended = true;
+      continue;
+    }
+    if (ended) {
       // Ended without a run_finished line (interrupted): answer from the hive row.
       const r = now ?? row;
       finished = {
@@ -109,4 +95,49 @@ export async function* runEventFrames(
     await new Promise((res) => setTimeout(res, POLL_MS));
   }
   yield { frame: "run_result", ...finished };
+}
+
+/** Reads the whole lines a journal file has gained since the last read ("" when it has none). */
+function fileLinesReader(path: string): () => Promise<string> {
+  let offset = 0;
+  return async () => {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path, { read: true });
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return "";
+      throw err;
+    }
+    try {
+      await file.seek(offset, Deno.SeekMode.Start);
+      const chunks: Uint8Array[] = [];
+      const buf = new Uint8Array(64 * 1024);
+      let n: number | null;
+      while ((n = await file.read(buf)) !== null) chunks.push(buf.slice(0, n));
+      const bytes = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+      let at = 0;
+      for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.length;
+      }
+      const complete = bytes.lastIndexOf(10) + 1; // only whole lines
+      offset += complete;
+      return new TextDecoder().decode(bytes.subarray(0, complete));
+    } finally {
+      file.close();
+    }
+  };
+}
+
+/**
+ * Reads the lines a PostgreSQL hive's copy of a journal has gained since the last read: a run in
+ * progress on another host is followed from there (its file is on that host).
+ */
+function hiveLinesReader(db: Hive, runId: string): () => Promise<string> {
+  let last = 0;
+  return () => {
+    const lines = journalLinesAfter(db, runId, last);
+    if (lines.length) last = lines.at(-1)!.seq;
+    return Promise.resolve(lines.map((l) => `${l.line}\n`).join(""));
+  };
 }

@@ -12,6 +12,7 @@
 import { okEnvelope } from "../envelope.ts";
 import { openHive } from "../hive/open.ts";
 import { evolvedCount, proposalsAppliedInProcess } from "../hive/proposals.ts";
+import { folderSpecDrift } from "../harness_spec/drift.ts";
 import { harnessRef } from "../harness_spec/load.ts";
 import { loadSpecCached } from "../harness_spec/cache.ts";
 import { watchSpec } from "../harness_spec/watch.ts";
@@ -55,12 +56,15 @@ export function healthSnapshot(harnessDir: string): HealthSnapshot {
     const dropped = otelDropped();
     const builtAt = performance.now();
     const loaded = await loadSpecCached(harnessDir);
+    const db = openHive();
+    const drift = await folderSpecDrift(db, loaded.dir, loaded.spec.id, loaded.version);
     const json = JSON.stringify(okEnvelope({
       id: loaded.spec.id,
       name: loaded.spec.name ?? loaded.spec.id,
       spec_version: loaded.version,
-      evolved: evolvedCount(openHive(), harnessRef(loaded)),
+      evolved: evolvedCount(db, harnessRef(loaded)),
       otel_dropped: dropped,
+      ...drift,
     }));
     current = { json, specGeneration, applied, dropped, builtAt };
     return json;

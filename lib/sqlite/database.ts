@@ -8,7 +8,7 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import { statement } from "./statements.ts";
+import { type SqlConnection, statement } from "./statements.ts";
 
 /**
  * Applies pending migrations in one immediate transaction.
@@ -39,7 +39,7 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): number
  * @param fn The work.
  * @returns What `fn` returns.
  */
-export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
+export function inTransaction<T>(db: SqlConnection, fn: () => T): T {
   db.exec("BEGIN IMMEDIATE");
   try {
     const out = fn();

@@ -6,7 +6,33 @@
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+/** A value bound to a `?` parameter. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** What a write reports: rows changed and the last inserted rowid (SQLite only; 0 elsewhere). */
+export interface SqlChanges {
+  changes: number | bigint;
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement, as `node:sqlite`'s `StatementSync` is one and lib/pg/ makes one. */
+export interface SqlStatement {
+  get(...args: SqlValue[]): Record<string, unknown> | undefined;
+  all(...args: SqlValue[]): Record<string, unknown>[];
+  run(...args: SqlValue[]): SqlChanges;
+}
+
+/**
+ * A synchronous SQL connection: `node:sqlite`'s `DatabaseSync`, or a PostgreSQL connection of
+ * lib/pg/ that answers the same calls (its SQL text translated there), so every statement of the
+ * hive is written once for both stores.
+ */
+export interface SqlConnection {
+  prepare(sql: string): SqlStatement;
+  exec(sql: string): void;
+  readonly isOpen: boolean;
+  close(): void;
+}
 
 /**
  * How many distinct SQL texts one connection keeps. The framework's texts are fixed strings and a few
@@ -15,7 +41,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
  */
 const MAX_STATEMENTS = 256;
 
-const caches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+const caches = new WeakMap<SqlConnection, Map<string, SqlStatement>>();
 
 /**
  * The prepared statement of `sql` on `db`, prepared on first use and reused afterwards. Bind values
@@ -31,7 +57,7 @@ const caches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
  * @param sql The SQL text.
  * @returns The statement.
  */
-export function statement(db: DatabaseSync, sql: string): StatementSync {
+export function statement(db: SqlConnection, sql: string): SqlStatement {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();

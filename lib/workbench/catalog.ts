@@ -28,6 +28,7 @@ import { type HarnessStats, harnessStats } from "../hive/stats.ts";
 import { trustedEntryFor } from "../trust/store.ts";
 import { threadHarness } from "../hive/threads.ts";
 import { approvalHarness } from "../hive/approvals.ts";
+import { folderSpecDrift } from "../harness_spec/drift.ts";
 
 /** The id of the bundled copilot harness (kept out of the catalog). */
 export const COPILOT_ID = "workbench-copilot";
@@ -324,6 +325,10 @@ export interface HarnessDetail {
   trusted: boolean;
   stats: HarnessStats;
   evolved: number;
+  /** Whether a newer spec version is recorded for its id in the hive (several hosts, one hive). */
+  spec_drift: boolean;
+  /** That newer version, when there is one. */
+  newest_spec_version?: string;
   /** Its delegation peers with their fitness and whether they may take a task now. */
   peers: Omit<Candidate, "dir" | "token_env">[];
 }
@@ -338,15 +343,17 @@ export interface HarnessDetail {
 export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail> {
   const ref = harnessRefOf(db, id);
   const { parsed } = await checkHarnessCached(ref.dir);
+  const version = parsed.spec ? specVersion(parsed.spec) : null;
   return {
     id,
     dir: ref.dir,
     spec: parsed.value ?? null,
-    spec_version: parsed.spec ? specVersion(parsed.spec) : null,
+    spec_version: version,
     valid: specIsValid(parsed),
     trusted: !!(await trustedEntryFor(ref.dir)),
     stats: harnessStats(db, ref),
     evolved: evolvedCount(db, ref),
+    ...(await folderSpecDrift(db, ref.dir, id, version)),
     peers: specIsValid(parsed) && parsed.spec.delegation?.peers?.length
       ? (await considerPeers(db, parsed.spec, ref.dir, {
         depth: 0,

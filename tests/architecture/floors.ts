@@ -28,6 +28,7 @@ export const FLOORS: readonly Floor[] = [
     folders: ["fs", "sqlite", "http"],
     about: "mechanics: atomic writes, locks, safe paths, databases, SSE, bodies",
   },
+  { folders: ["pg"], about: "PostgreSQL answering the SQLite calls synchronously" },
   { folders: ["hive"], about: "the machine's store: owns every SQL statement on its tables" },
   {
     folders: ["harness_spec"],

@@ -437,7 +437,7 @@ Deno.test("construction over HTTP: 400 for bad values, 403 for frozen roots, /ad
   let version = "";
 
   await t.step(
-    "GET /health needs no token: {id, name, spec_version, evolved, otel_dropped}",
+    "GET /health needs no token: {id, name, spec_version, evolved, otel_dropped, spec_drift}",
     async () => {
       const h = ok(await call(server, "GET", "/health"));
       assert.deepEqual(Object.keys(h).sort(), [
@@ -445,9 +445,11 @@ Deno.test("construction over HTTP: 400 for bad values, 403 for frozen roots, /ad
         "id",
         "name",
         "otel_dropped",
+        "spec_drift",
         "spec_version",
       ]);
       assert.equal(h.otel_dropped, 0);
+      assert.equal(h.spec_drift, false);
       assert.equal(h.id, "builder");
       assert.equal(h.name, "Builder");
       assert.match(h.spec_version, HEX64);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { closeHives, openHive } from "../../lib/hive/open.ts";
+import { closeHives, type Hive, openHive } from "../../lib/hive/open.ts";
 import { MIGRATIONS } from "../../lib/hive/migrations.ts";
 import {
   finishRun,
@@ -15,14 +15,15 @@ import type { RunResult, RunStatus } from "../../lib/run_types.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { ownProcess } from "../../lib/process_identity.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { storeHome, STORES } from "../helpers/hive_stores.ts";
 
 const HARNESS = { id: "bot", dir: "/h/bot" };
 const OTHER = { id: "bot", dir: "/elsewhere/bot" };
 
 /** Hives made at an old version get their rows as that version's code wrote them. */
-const oldHives = new WeakSet<DatabaseSync>();
+const oldHives = new WeakSet<Hive>();
 
-function start(db: DatabaseSync, harness: typeof HARNESS, runId: string, version = "v1"): void {
+function start(db: Hive, harness: typeof HARNESS, runId: string, version = "v1"): void {
   if (oldHives.has(db)) {
     db.prepare(
       `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at,
@@ -50,7 +51,7 @@ function start(db: DatabaseSync, harness: typeof HARNESS, runId: string, version
   });
 }
 
-function end(db: DatabaseSync, harness: typeof HARNESS, runId: string, status: RunStatus): void {
+function end(db: Hive, harness: typeof HARNESS, runId: string, status: RunStatus): void {
   const result: RunResult = {
     run_id: runId,
     harness_id: harness.id,
@@ -68,7 +69,7 @@ function end(db: DatabaseSync, harness: typeof HARNESS, runId: string, status: R
 }
 
 /** Runs 00–11 of HARNESS: statuses in turn, the last two still running; two runs of OTHER. */
-function seed(db: DatabaseSync): void {
+function seed(db: Hive): void {
   const statuses: RunStatus[] = ["success", "error", "max_turns"];
   for (let i = 0; i < 12; i++) {
     const id = `run_${String(i).padStart(2, "0")}`;
@@ -81,7 +82,7 @@ function seed(db: DatabaseSync): void {
   start(db, HARNESS, "run_60", "v2");
 }
 
-function check(db: DatabaseSync): void {
+function check(db: Hive): void {
   const ids = (filter: RunFilter) => listRuns(db, HARNESS, filter).map((r) => r.run_id);
   assert.deepEqual(ids({ status: "running" }), ["run_60", "run_11", "run_10"]);
   assert.deepEqual(ids({ status: "error" }), ["run_07", "run_04", "run_01"]);
@@ -110,7 +111,16 @@ function check(db: DatabaseSync): void {
   assert.equal(runFiguresByVersion(db, HARNESS).get("v1")!.success_rate, 5 / 11);
 }
 
-Deno.test("runs by status and by version: the same rows and figures, each from an index", async (t) => {
+for (const store of STORES) {
+  Deno.test(`runs by status and by version on ${store}: the same rows and figures`, async () => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    seed(db);
+    check(db);
+  });
+}
+
+Deno.test("runs by status and by version on SQLite: the same rows and figures, each from an index", async (t) => {
   await using tmp = await tempDir();
   await t.step("a new hive", () => {
     const db = openHive(`${tmp.path}/new.db`);

@@ -13,6 +13,7 @@ import { harnessStats } from "../../lib/hive/stats.ts";
 import { RUN_STATUSES, type RunStatus } from "../../lib/run_types.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { storeHome, STORES } from "../helpers/hive_stores.ts";
 
 interface Row {
   run_id: string;
@@ -82,82 +83,87 @@ function rng(seed: number): () => number {
   return () => ((x ^= x << 13, x ^= x >>> 17, x ^= x << 5) >>> 0) / 2 ** 32;
 }
 
-Deno.test("hive statistics kept by triggers equal a scan after random inserts, finishes, interruptions and deletes", async () => {
-  await using tmp = await tempDir();
-  try {
-    const db = openHive(`${tmp.path}/hive.db`);
-    const harnesses: HarnessRef[] = [{ id: "a", dir: "/h/a" }, { id: "a", dir: "/h/a-copy" }, {
-      id: "b",
-      dir: "/h/b",
-    }];
-    for (const seed of [1, 2, 3]) {
-      const rand = rng(seed);
-      const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
-      const running: { id: string; h: HarnessRef }[] = [];
-      for (let i = 0; i < 600; i++) {
-        const op = rand();
-        if (op < 0.45 || running.length === 0) {
-          const h = pick(harnesses);
-          const id = `run_${seed}_${String(i).padStart(5, "0")}`;
-          insertRun(db, {
-            run_id: id,
-            harness_id: h.id,
-            harness_dir: h.dir,
-            input: "x",
-            started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-            spec_version: "v",
-            trace_path: "/t",
-            live: rand() < 0.85,
-          });
-          running.push({ id, h });
-        } else if (op < 0.85) {
-          const [r] = running.splice(Math.floor(rand() * running.length), 1);
-          const status = pick(
-            ["success", "success", "error", "max_turns", "verify_failed"] as const,
-          );
-          // Durations from a few ms to minutes, many ties: both bucket walks are exercised.
-          const duration = rand() < 0.3 ? 5 : Math.floor(rand() ** 3 * 300_000);
-          finishRun(db, {
-            run_id: r!.id,
-            harness_id: r!.h.id,
-            status,
-            output: "o",
-            cost_usd: Math.round(rand() * 1000) / 1e5,
-            turns: 1 + Math.floor(rand() * 4),
-            started_at: "s",
-            ended_at: new Date(Date.UTC(2026, 1, 1, 0, 0, Math.floor(rand() * 1e5))).toISOString(),
-            duration_ms: duration,
-            spec_version: "v",
-            failure_signature: status === "success" ? null : `${status}:r${Math.floor(rand() * 4)}`,
-          }, { head_hash: "h", events: 3 });
-        } else if (op < 0.93) {
-          // An interrupted run (the marker of a dead process), through the same kind of UPDATE.
-          const [r] = running.splice(Math.floor(rand() * running.length), 1);
-          db.prepare(
-            `UPDATE runs SET status = 'error', failure_signature = 'error:interrupted', ended_at = ?,
-               duration_ms = ? WHERE run_id = ?`,
-          ).run("2026-03-01T00:00:00.000Z", Math.floor(rand() * 5000), r!.id);
-        } else {
-          const any = db.prepare("SELECT run_id FROM runs ORDER BY random() LIMIT 1").get() as
-            | { run_id: string }
-            | undefined;
-          if (any) {
-            db.prepare("DELETE FROM runs WHERE run_id = ?").run(any.run_id);
-            const at = running.findIndex((r) => r.id === any.run_id);
-            if (at >= 0) running.splice(at, 1);
+for (const store of STORES) {
+  Deno.test(`hive statistics kept by triggers equal a scan after random inserts, finishes, interruptions and deletes [${store}]`, async () => {
+    await using _home = await storeHome(store);
+    try {
+      const db = openHive();
+      const harnesses: HarnessRef[] = [{ id: "a", dir: "/h/a" }, { id: "a", dir: "/h/a-copy" }, {
+        id: "b",
+        dir: "/h/b",
+      }];
+      for (const seed of [1, 2, 3]) {
+        const rand = rng(seed);
+        const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]!;
+        const running: { id: string; h: HarnessRef }[] = [];
+        for (let i = 0; i < 600; i++) {
+          const op = rand();
+          if (op < 0.45 || running.length === 0) {
+            const h = pick(harnesses);
+            const id = `run_${seed}_${String(i).padStart(5, "0")}`;
+            insertRun(db, {
+              run_id: id,
+              harness_id: h.id,
+              harness_dir: h.dir,
+              input: "x",
+              started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+              spec_version: "v",
+              trace_path: "/t",
+              live: rand() < 0.85,
+            });
+            running.push({ id, h });
+          } else if (op < 0.85) {
+            const [r] = running.splice(Math.floor(rand() * running.length), 1);
+            const status = pick(
+              ["success", "success", "error", "max_turns", "verify_failed"] as const,
+            );
+            // Durations from a few ms to minutes, many ties: both bucket walks are exercised.
+            const duration = rand() < 0.3 ? 5 : Math.floor(rand() ** 3 * 300_000);
+            finishRun(db, {
+              run_id: r!.id,
+              harness_id: r!.h.id,
+              status,
+              output: "o",
+              cost_usd: Math.round(rand() * 1000) / 1e5,
+              turns: 1 + Math.floor(rand() * 4),
+              started_at: "s",
+              ended_at: new Date(Date.UTC(2026, 1, 1, 0, 0, Math.floor(rand() * 1e5)))
+                .toISOString(),
+              duration_ms: duration,
+              spec_version: "v",
+              failure_signature: status === "success"
+                ? null
+                : `${status}:r${Math.floor(rand() * 4)}`,
+            }, { head_hash: "h", events: 3 });
+          } else if (op < 0.93) {
+            // An interrupted run (the marker of a dead process), through the same kind of UPDATE.
+            const [r] = running.splice(Math.floor(rand() * running.length), 1);
+            db.prepare(
+              `UPDATE runs SET status = 'error', failure_signature = 'error:interrupted', ended_at = ?,
+                 duration_ms = ? WHERE run_id = ?`,
+            ).run("2026-03-01T00:00:00.000Z", Math.floor(rand() * 5000), r!.id);
+          } else {
+            const any = db.prepare("SELECT run_id FROM runs ORDER BY random() LIMIT 1").get() as
+              | { run_id: string }
+              | undefined;
+            if (any) {
+              db.prepare("DELETE FROM runs WHERE run_id = ?").run(any.run_id);
+              const at = running.findIndex((r) => r.id === any.run_id);
+              if (at >= 0) running.splice(at, 1);
+            }
           }
-        }
-        if (i % 50 === 49) {
-          for (const h of harnesses) {
-            assert.deepEqual(kept(db, h), scanned(db, h), `seed ${seed}, step ${i}, ${h.dir}`);
+          if (i % 50 === 49) {
+            for (const h of harnesses) {
+              assert.deepEqual(kept(db, h), scanned(db, h), `seed ${seed}, step ${i}, ${h.dir}`);
+            }
           }
         }
       }
+    } finally {
+      closeHives();
     }
-  } finally {
-    closeHives();
-  }
-});
+  });
+}
 
 Deno.test("migration 6 backfills the statistics of a hive written before it", async () => {
   await using tmp = await tempDir();

@@ -22,7 +22,7 @@ import {
 } from "../../lib/hive/threads.ts";
 import { newRunId } from "../../lib/ids.ts";
 import { statement } from "../../lib/sqlite/statements.ts";
-import { tempHome } from "../helpers/temp.ts";
+import { storeHome, STORES } from "../helpers/hive_stores.ts";
 
 const H = { id: "talker", dir: "/h/talker" };
 
@@ -61,91 +61,102 @@ function turn(threadId: string, input: string, output: string | null): string {
   return run_id;
 }
 
-Deno.test("threads: owners see their own, a page goes on from its cursor", async () => {
-  await using _home = await tempHome();
-  const db = openHive();
-  const mine = [1, 2, 3].map(() => createThread(db, H, "k_alice", {}).thread_id);
-  const theirs = createThread(db, H, "k_bob", { n: 1 }).thread_id;
-  assert.throws(
-    () => getThread(db, H, theirs, "k_alice"),
-    (e) => e instanceof FrameworkError && e.kind === "not_found",
-  );
-  assert.equal(getThread(db, H, theirs, null).owner, "k_bob");
-  assert.throws(() => getThread(db, { ...H, dir: "/elsewhere" }, mine[0]!, null));
-  const first = listThreads(db, H, "k_alice", { limit: 2 });
-  assert.deepEqual(first.threads.map((t) => t.thread_id), [mine[2], mine[1]]);
-  const second = listThreads(db, H, "k_alice", { limit: 2, cursor: first.next_cursor! });
-  assert.deepEqual(second.threads.map((t) => t.thread_id), [mine[0]]);
-  assert.equal(second.next_cursor, null);
-  assert.equal(listThreads(db, H, null, { limit: 10 }).threads.length, 4);
-});
-
-Deno.test("threads: the history is the newest answered turns, oldest first, however long", async () => {
-  await using _home = await tempHome();
-  const db = openHive();
-  const id = createThread(db, H, "cli", {}).thread_id;
-  for (let i = 1; i <= 30; i++) turn(id, `q${i}`, i === 29 ? "" : `a${i}`);
-  const history = threadHistory(db, id, 3);
-  // Turn 29 ended without an answer: it is left out.
-  assert.deepEqual(history, [
-    { input: "q27", output: "a27" },
-    { input: "q28", output: "a28" },
-    { input: "q30", output: "a30" },
-  ]);
-  assert.deepEqual(threadHistory(db, id, 0), []);
-  assert.equal(getThread(db, H, id, null).turns, 30);
-  const turns = threadTurns(db, id);
-  assert.equal(turns.length, 30);
-  assert.deepEqual([turns[0]!.input, turns[0]!.output, turns[0]!.status], ["q1", "a1", "success"]);
-  // The history's query reads the thread's rows by key, not the whole table.
-  const plan = statement(
-    db,
-    `EXPLAIN QUERY PLAN SELECT input, output FROM thread_turns
-     WHERE thread_id = ? AND output IS NOT NULL AND output != '' ORDER BY seq DESC LIMIT ?`,
-  ).all(id, 3) as { detail: string }[];
-  assert.match(plan.map((p) => p.detail).join("\n"), /SEARCH thread_turns USING PRIMARY KEY/);
-});
-
-Deno.test("threads: the busy lock", async (t) => {
-  await using _home = await tempHome();
-  const db = openHive();
-  const id = createThread(db, H, "cli", {}).thread_id;
-
-  await t.step("a run holds it until it ends; another run is told which", () => {
-    const live = turn(id, "q1", null);
-    assert.equal(getThread(db, H, id, null).live_run_id, live);
-    assert.equal(lockThread(db, id, newRunId()), live);
-    // Only the holder lets it go.
-    unlockThread(db, id, newRunId());
-    assert.equal(getThread(db, H, id, null).live_run_id, live);
+for (const store of STORES) {
+  Deno.test(`threads: owners see their own, a page goes on from its cursor [${store}]`, async () => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const mine = [1, 2, 3].map(() => createThread(db, H, "k_alice", {}).thread_id);
+    const theirs = createThread(db, H, "k_bob", { n: 1 }).thread_id;
     assert.throws(
-      () => deleteThread(db, H, id, null),
-      (e) => e instanceof FrameworkError && e.kind === "conflict" && e.details.run_id === live,
+      () => getThread(db, H, theirs, "k_alice"),
+      (e) => e instanceof FrameworkError && e.kind === "not_found",
     );
-    statement(db, "UPDATE runs SET status = 'error' WHERE run_id = ?").run(live);
-    // Its run has ended (a crash between the run's end and the lock's): free again.
-    assert.equal(getThread(db, H, id, null).live_run_id, null);
-    assert.equal(lockThread(db, id, newRunId()), null);
+    assert.equal(getThread(db, H, theirs, null).owner, "k_bob");
+    assert.throws(() => getThread(db, { ...H, dir: "/elsewhere" }, mine[0]!, null));
+    const first = listThreads(db, H, "k_alice", { limit: 2 });
+    assert.deepEqual(first.threads.map((t) => t.thread_id), [mine[2], mine[1]]);
+    const second = listThreads(db, H, "k_alice", { limit: 2, cursor: first.next_cursor! });
+    assert.deepEqual(second.threads.map((t) => t.thread_id), [mine[0]]);
+    assert.equal(second.next_cursor, null);
+    assert.equal(listThreads(db, H, null, { limit: 10 }).threads.length, 4);
   });
+}
 
-  await t.step("a lock whose process has gone is free again", () => {
-    const holder = newRunId();
-    statement(
+for (const store of STORES) {
+  Deno.test(`threads: the history is the newest answered turns, oldest first, however long [${store}]`, async () => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const id = createThread(db, H, "cli", {}).thread_id;
+    for (let i = 1; i <= 30; i++) turn(id, `q${i}`, i === 29 ? "" : `a${i}`);
+    const history = threadHistory(db, id, 3);
+    // Turn 29 ended without an answer: it is left out.
+    assert.deepEqual(history, [
+      { input: "q27", output: "a27" },
+      { input: "q28", output: "a28" },
+      { input: "q30", output: "a30" },
+    ]);
+    assert.deepEqual(threadHistory(db, id, 0), []);
+    assert.equal(getThread(db, H, id, null).turns, 30);
+    const turns = threadTurns(db, id);
+    assert.equal(turns.length, 30);
+    assert.deepEqual([turns[0]!.input, turns[0]!.output, turns[0]!.status], [
+      "q1",
+      "a1",
+      "success",
+    ]);
+    // The history's query reads the thread's rows by key, not the whole table (SQLite's plan).
+    if (store !== "sqlite") return;
+    const plan = statement(
       db,
-      "UPDATE threads SET live_run_id = ?, live_pid = 999999999, live_start = 'x' WHERE thread_id = ?",
-    ).run(holder, id);
-    assert.equal(getThread(db, H, id, null).live_run_id, null);
-    assert.equal(lockThread(db, id, newRunId()), null);
+      `EXPLAIN QUERY PLAN SELECT input, output FROM thread_turns
+       WHERE thread_id = ? AND output IS NOT NULL AND output != '' ORDER BY seq DESC LIMIT ?`,
+    ).all(id, 3) as { detail: string }[];
+    assert.match(plan.map((p) => p.detail).join("\n"), /SEARCH thread_turns USING PRIMARY KEY/);
   });
+}
 
-  await t.step("a run waiting for its slot (not recorded yet) holds it", () => {
-    const waiting = newRunId();
-    statement(db, "UPDATE threads SET live_run_id = NULL WHERE thread_id = ?").run(id);
-    assert.equal(lockThread(db, id, waiting), null);
-    assert.equal(lockThread(db, id, newRunId()), waiting);
-    assert.equal(lockThread(db, id, waiting), null, "taking it again is fine");
-    unlockThread(db, id, waiting);
-    deleteThread(db, H, id, null);
-    assert.throws(() => getThread(db, H, id, null));
+for (const store of STORES) {
+  Deno.test(`threads: the busy lock [${store}]`, async (t) => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const id = createThread(db, H, "cli", {}).thread_id;
+
+    await t.step("a run holds it until it ends; another run is told which", () => {
+      const live = turn(id, "q1", null);
+      assert.equal(getThread(db, H, id, null).live_run_id, live);
+      assert.equal(lockThread(db, id, newRunId()), live);
+      // Only the holder lets it go.
+      unlockThread(db, id, newRunId());
+      assert.equal(getThread(db, H, id, null).live_run_id, live);
+      assert.throws(
+        () => deleteThread(db, H, id, null),
+        (e) => e instanceof FrameworkError && e.kind === "conflict" && e.details.run_id === live,
+      );
+      statement(db, "UPDATE runs SET status = 'error' WHERE run_id = ?").run(live);
+      // Its run has ended (a crash between the run's end and the lock's): free again.
+      assert.equal(getThread(db, H, id, null).live_run_id, null);
+      assert.equal(lockThread(db, id, newRunId()), null);
+    });
+
+    await t.step("a lock whose process has gone is free again", () => {
+      const holder = newRunId();
+      statement(
+        db,
+        "UPDATE threads SET live_run_id = ?, live_pid = 999999999, live_start = 'x' WHERE thread_id = ?",
+      ).run(holder, id);
+      assert.equal(getThread(db, H, id, null).live_run_id, null);
+      assert.equal(lockThread(db, id, newRunId()), null);
+    });
+
+    await t.step("a run waiting for its slot (not recorded yet) holds it", () => {
+      const waiting = newRunId();
+      statement(db, "UPDATE threads SET live_run_id = NULL WHERE thread_id = ?").run(id);
+      assert.equal(lockThread(db, id, waiting), null);
+      assert.equal(lockThread(db, id, newRunId()), waiting);
+      assert.equal(lockThread(db, id, waiting), null, "taking it again is fine");
+      unlockThread(db, id, waiting);
+      deleteThread(db, H, id, null);
+      assert.throws(() => getThread(db, H, id, null));
+    });
   });
-});
+}

@@ -3,7 +3,7 @@ import { eventHash, GENESIS_HASH } from "../../lib/journal/event.ts";
 import { foldContext } from "../../lib/journal/fold.ts";
 import { makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
 import { parseJournal, verifyJournal } from "../../lib/journal/verify.ts";
-import { createJournal } from "../../lib/journal/writer.ts";
+import { COPY_BATCH_LINES, createJournal } from "../../lib/journal/writer.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import canonicalize from "canonicalize";
 import { tempDir } from "../helpers/temp.ts";
@@ -215,4 +215,54 @@ Deno.test("createJournal() keeps its chain when a payload holds a lone surrogate
   const bytes = await Deno.readFile(path);
   assert.deepEqual(verifyJournal(bytes), { ok: true, checked: 1, broken_at: null });
   assert.equal(parseJournal(bytes)[0]!.payload.text, "broken \ufffd text");
+});
+
+Deno.test("createJournal() hands its lines to the hive's copy in batches, all of them by close()", async (t) => {
+  await using dir = await tempDir();
+  const read = async (path: string) => (await Deno.readTextFile(path)).split("\n").slice(0, -1);
+
+  await t.step("a full batch goes at once; the rest at close, before the flush", async () => {
+    const batches: { first: number; lines: string[] }[] = [];
+    const path = `${dir.path}/batched.jsonl`;
+    const j = createJournal(path, undefined, (first, lines) => batches.push({ first, lines }));
+    for (let i = 0; i < COPY_BATCH_LINES + 3; i++) j.append("note", { i });
+    assert.deepEqual(batches.map((b) => [b.first, b.lines.length]), [[1, COPY_BATCH_LINES]]);
+    await j.close();
+    assert.deepEqual(batches.map((b) => [b.first, b.lines.length]), [
+      [1, COPY_BATCH_LINES],
+      [COPY_BATCH_LINES + 1, 3],
+    ]);
+    // Byte for byte the file's lines, in order.
+    assert.deepEqual(batches.flatMap((b) => b.lines), await read(path));
+  });
+
+  await t.step(
+    "a batch that does not fill goes on its own, without waiting for more lines",
+    async () => {
+      const path = `${dir.path}/waiting.jsonl`;
+      const handed = Promise.withResolvers<{ first: number; lines: string[] }>();
+      const j = createJournal(path, undefined, (first, lines) => handed.resolve({ first, lines }));
+      j.append("run_started", { input: "hi" });
+      j.append("model_call", { turn: 1 });
+      // A live run waiting on its model: another host follows it from the hive's copy.
+      const batch = await handed.promise;
+      assert.equal(batch.first, 1);
+      assert.deepEqual(batch.lines, await read(path));
+      await j.close();
+    },
+  );
+
+  await t.step("a failed copy stops the copy, never the journal", async () => {
+    const path = `${dir.path}/failing.jsonl`;
+    let calls = 0;
+    const j = createJournal(path, undefined, () => {
+      calls++;
+      throw new Error("the hive's database went away");
+    });
+    for (let i = 0; i < COPY_BATCH_LINES * 2 + 1; i++) j.append("note", { i });
+    await j.close();
+    assert.equal(calls, 1, "after the first failure the lines go to the file only");
+    assert.equal(j.copyFailed(), true);
+    assert.equal((await read(path)).length, COPY_BATCH_LINES * 2 + 1);
+  });
 });

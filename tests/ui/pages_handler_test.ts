@@ -64,6 +64,7 @@ const HELLO: HarnessDetail = {
   trusted: false,
   peers: [],
   evolved: 0,
+  spec_drift: false,
   stats: {
     harness_id: "hello",
     runs: {

@@ -144,6 +144,17 @@ function Facts(props: { harness: HarnessDetail }) {
         <dt>Spec version</dt>
         <dd>
           <code title={version ?? ""}>{version ? version.slice(0, 12) : "—"}</code>
+          {h.spec_drift && h.newest_spec_version
+            ? (
+              <span
+                class="badge badge-warn spec-drift"
+                data-testid="spec-drift"
+                title={`The hive records a newer version of ${h.id}, ${h.newest_spec_version}, applied through another process; this folder is older. Update it (copy harness.yaml from the host that applied it) to stop the drift.`}
+              >
+                behind the hive: newest {h.newest_spec_version.slice(0, 12)}
+              </span>
+            )
+            : null}
         </dd>
       </div>
       <div>
