@@ -8,7 +8,8 @@
  * @module
  */
 
-import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
+import { useScrollView } from "../scroll_view.ts";
 import { spanDuration, waterfallOf, type WaterfallSpan } from "../../lib/waterfall.ts";
 import { callApi } from "../api.ts";
 import { formatCost, formatDuration } from "../format.ts";
@@ -200,17 +201,7 @@ function Rows(props: {
   onToggle: (span: WaterfallSpan) => void;
   onHover: (row: Row | null, x: number, y: number) => void;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: VISIBLE_ROWS * WATERFALL_ROW });
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  const { ref, view, measure } = useScrollView<HTMLDivElement>(VISIBLE_ROWS * WATERFALL_ROW);
   const first = Math.max(0, Math.floor(view.top / WATERFALL_ROW) - OVERSCAN);
   const last = Math.min(
     props.rows.length,
@@ -221,8 +212,7 @@ function Rows(props: {
       class="wf-rows"
       ref={ref}
       style={{ height: `${Math.min(props.rows.length, VISIBLE_ROWS) * WATERFALL_ROW + 2}px` }}
-      onScroll={(e) =>
-        setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+      onScroll={measure}
       onMouseLeave={() => props.onHover(null, 0, 0)}
     >
       <div class="wf-space" style={{ height: `${props.rows.length * WATERFALL_ROW}px` }}>

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { useScrollView } from "../scroll_view.ts";
 import { runOutcome } from "../../lib/run_types.ts";
 import { callApi } from "../api.ts";
 import { Empty, Pending } from "../components/empty.tsx";
@@ -767,17 +768,7 @@ function EventList(
     onFork?: (e: JournalEvent) => void;
   },
 ) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: FIRST_ROWS * ROW_HEIGHT });
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  const { ref, view, measure } = useScrollView<HTMLDivElement>(FIRST_ROWS * ROW_HEIGHT);
   // Keep the selected row in view.
   useEffect(() => {
     const el = ref.current;
@@ -809,8 +800,7 @@ function EventList(
         e.preventDefault();
         props.onMove(e.key === "ArrowDown" ? 1 : -1);
       }}
-      onScroll={(e) =>
-        setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+      onScroll={measure}
     >
       {props.events.length
         ? (
