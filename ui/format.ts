@@ -14,7 +14,10 @@
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return "—";
   if (usd === 0) return "$0";
-  if (usd < 0.01) return `$${Number(usd.toPrecision(2))}`;
+  // Two significant digits, never in exponent notation ($0.0000012, not $1.2e-6).
+  if (usd < 0.01) {
+    return `$${usd.toLocaleString("en-US", { maximumSignificantDigits: 2, useGrouping: false })}`;
+  }
   return `$${usd.toFixed(2)}`;
 }
 

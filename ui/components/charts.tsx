@@ -201,8 +201,12 @@ export function LineChart(props: {
   markers?: boolean;
 }) {
   const n = props.xLabels.length;
-  const max = props.max ??
-    Math.max(1e-12, ...props.series.flatMap((s) => s.values.filter((v) => v !== null) as number[]));
+  // All zeros (free runs, say) still get a readable axis: 0 to 1 of the unit.
+  const top = Math.max(
+    0,
+    ...props.series.flatMap((s) => s.values.filter((v) => v !== null) as number[]),
+  );
+  const max = props.max ?? (top > 0 ? top : 1);
   const names = props.xNames ?? props.xLabels;
   return (
     <ChartFigure
