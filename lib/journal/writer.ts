@@ -87,6 +87,7 @@ export function createJournal(
   const file = openNew(path);
   const redaction = compileRedaction(redact);
   const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
   let prev = GENESIS_HASH;
   let seq = 0;
   let closed = false;
@@ -132,7 +133,7 @@ export function createJournal(
           pendingFirst = seq;
           timer = setTimeout(flushCopy, COPY_BATCH_MS);
         }
-        pending.push(new TextDecoder().decode(bytes.subarray(0, bytes.length - 1)));
+        pending.push(decoder.decode(bytes.subarray(0, bytes.length - 1)));
         if (pending.length >= COPY_BATCH_LINES) flushCopy();
       }
       return event;
