@@ -32,6 +32,12 @@ const errorsAsMessages = (_key: string, v: unknown) =>
  * @returns The journaled value and its canonical text.
  */
 export function journalPayload(value: unknown, redaction: Redaction | undefined): JournalPayload {
+  // What the runner journals is nearly always plain data already (objects, arrays, strings, numbers,
+  // booleans, null): one walk copies it as the round trip below would and makes its text.
+  if (isPlainObject(value)) {
+    const json = plainText(value, redaction, 0);
+    if (json !== undefined) return { payload: made as Record<string, unknown>, json };
+  }
   // The native round trip does JSON's own rules (toJSON, dropped undefined and functions, non-finite
   // numbers as null) and gives a fresh value, which the walk then repairs in place.
   const fresh = JSON.parse(JSON.stringify(value, errorsAsMessages) ?? "{}");
@@ -88,4 +94,92 @@ function canonical(v: unknown, redaction: Redaction | undefined): string {
 /** A key's JSON string without its quotes (most keys need no escaping). */
 function jsonKey(k: string): string {
   return /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(k) ? k : JSON.stringify(k).slice(1, -1);
+}
+
+/** Deeper than this, the general path decides (it refuses a cycle as `JSON.stringify` does). */
+const PLAIN_DEPTH = 64;
+
+/** The copy {@link plainText} made of the value it was last given. */
+let made: unknown;
+
+/** An object `JSON.stringify` writes as its own enumerable properties, with no `toJSON`. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) &&
+    typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/**
+ * The canonical text of plain data, with the copy the JSON round trip and the repairs of
+ * {@link canonical} would make of it left in {@link made} (its keys in their own order): strings
+ * well-formed and redacted, a non-finite number `null`, `-0` as `0`, undefined, a function or a
+ * symbol left out of an object and `null` in an array. Anything else (a class instance, a `Date`, an
+ * `Error`, a `toJSON`, a bigint, a key that is not well-formed, a value nested too deep) answers
+ * `undefined`: the general path takes the whole payload.
+ */
+function plainText(
+  v: unknown,
+  redaction: Redaction | undefined,
+  depth: number,
+): string | undefined {
+  switch (typeof v) {
+    case "string": {
+      const fixed = text(v, redaction);
+      made = fixed;
+      return JSON.stringify(fixed);
+    }
+    case "number":
+      made = Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+      return JSON.stringify(made);
+    case "boolean":
+      made = v;
+      return v ? "true" : "false";
+    case "object":
+      break;
+    default:
+      return undefined;
+  }
+  if (v === null) {
+    made = null;
+    return "null";
+  }
+  if (depth >= PLAIN_DEPTH) return undefined;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return undefined;
+    const copy: unknown[] = new Array(v.length);
+    let out = "[";
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i];
+      const absent = item === undefined || typeof item === "function" || typeof item === "symbol";
+      const itemText = absent ? "null" : plainText(item, redaction, depth + 1);
+      if (itemText === undefined) return undefined;
+      copy[i] = absent ? null : made;
+      out += (i ? "," : "") + itemText;
+    }
+    made = copy;
+    return out + "]";
+  }
+  if (!isPlainObject(v)) return undefined;
+  const keys = Object.keys(v);
+  const texts = new Map<string, string>();
+  const copy: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (!k.isWellFormed()) return undefined;
+    let item = v[k];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    if (redaction && redactsField(k, redaction)) item = REDACTED;
+    const itemText = plainText(item, redaction, depth + 1);
+    if (itemText === undefined) return undefined;
+    setOwn(copy, k, made);
+    texts.set(k, itemText);
+  }
+  const sorted = [...texts.keys()].sort(); // RFC 8785: by UTF-16 code units
+  let out = "{";
+  for (let i = 0; i < sorted.length; i++) {
+    const k = sorted[i]!;
+    out += (i ? ',"' : '"') + jsonKey(k) + '":' + texts.get(k);
+  }
+  made = copy;
+  return out + "}";
 }

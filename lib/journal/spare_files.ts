@@ -17,8 +17,14 @@ import { dirname, join } from "node:path";
 
 /** The folder, inside the trace folder, that holds the spares. */
 export const SPARE_FOLDER = ".spare";
-/** How many spares each trace folder keeps. */
-const PER_FOLDER = 4;
+/**
+ * How many spares each trace folder keeps: enough for the runs that start while a refill is under
+ * way at hundreds of runs a second (a journal created on the event loop, when they run out, costs
+ * the loop up to a millisecond on the file systems that need spares).
+ */
+export const SPARES_PER_FOLDER = 16;
+/** How many spares a refill creates at once (each on a thread of the pool). */
+const FILL_AT_ONCE = 4;
 /**
  * How many trace folders keep spares at once, the most recently used: a workbench writes journals
  * into many folders over its life (a copy per measured version, deleted later), and each kept
@@ -139,7 +145,10 @@ function refill(dir: string, folder: Folder): void {
   fills.add(filling);
 }
 
-/** Makes spares until the folder has {@link PER_FOLDER}, each create on the thread pool. */
+/**
+ * Makes spares until the folder has {@link SPARES_PER_FOLDER}, {@link FILL_AT_ONCE} creates at a
+ * time on the thread pool.
+ */
 async function fill(dir: string, folder: Folder): Promise<void> {
   const spareDir = join(dir, SPARE_FOLDER);
   const current = () => folders.get(dir) === folder;
@@ -160,12 +169,23 @@ async function fill(dir: string, folder: Folder): Promise<void> {
       await sweep(spareDir);
       folder.ready = true;
     }
-    while (current() && folder.spares.length < PER_FOLDER) {
-      const name = join(spareDir, crypto.randomUUID());
-      const file = await Deno.open(name, { createNew: true, append: true, mode: 0o600 });
-      const spare = { name, file };
-      if (current()) folder.spares.push(spare);
-      else discard(spare);
+    while (current() && folder.spares.length < SPARES_PER_FOLDER) {
+      const count = Math.min(FILL_AT_ONCE, SPARES_PER_FOLDER - folder.spares.length);
+      const made = await Promise.allSettled(
+        Array.from({ length: count }, async () => {
+          const name = join(spareDir, crypto.randomUUID());
+          const file = await Deno.open(name, { createNew: true, append: true, mode: 0o600 });
+          return { name, file };
+        }),
+      );
+      for (const one of made) {
+        if (one.status === "fulfilled") {
+          if (current()) folder.spares.push(one.value);
+          else discard(one.value);
+        }
+      }
+      const failed = made.find((one) => one.status === "rejected");
+      if (failed) throw failed.reason;
     }
   } catch (err) {
     // The trace folder is gone: the folder starts over at its next journal.

@@ -8,7 +8,7 @@
  */
 
 import { openHive } from "../hive/open.ts";
-import { hiveDurable } from "../hive/durable.ts";
+import { commitGrouped } from "../hive/group_commit.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
@@ -89,16 +89,20 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   }).then(async (r) => {
     runSignal.dispose();
     // The journal's flush and the hive's finishing write go side by side, then the hive's log is
-    // flushed past that write (one flush shared by the runs ending together); the run is reported
-    // finished once the journal and its row are both durable.
+    // flushed past that write; the run is reported finished once the journal and its row are both
+    // durable.
     const durable = journal.close();
+    durable.catch(() => {}); // awaited below, after the hive's write (which may wait for a flush)
     const head = { head_hash: journal.head(), events: journal.count() };
     // A run whose journal could not be copied to the hive is reported as one that lost it.
     let reported = journal.copyFailed()
       ? lostHive(r, "the hive's database was lost while the run wrote its journal")
       : r;
+    // The finishing write is committed with the other runs ending meanwhile, in one transaction,
+    // and made durable by their shared flush of the log (lib/hive/group_commit.ts).
+    const end = commitGrouped((hive) => finishRun(hive, reported, head));
     try {
-      finishRun(openHive(), reported, head);
+      await end.written;
     } catch (err) {
       if (!isHiveUnavailable(err)) {
         console.error(
@@ -108,12 +112,12 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
         // Never report an end the hive does not hold: the run is told as lost, and recorded so
         // once the database is back.
         reported = lostHive(reported, (err as Error).message);
-        const end = reported;
-        retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), end, head));
+        const lost = reported;
+        retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), lost, head));
       }
     }
     try {
-      await Promise.all([durable, hiveDurable()]);
+      await Promise.all([durable, end.durable]);
     } finally {
       events.close();
     }

@@ -31,23 +31,37 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): number
   });
 }
 
+/** How deep each connection is in {@link inTransaction} (savepoints inside the outermost one). */
+const depths = new WeakMap<SqlConnection, number>();
+
 /**
  * Runs `fn` inside an immediate transaction (rolled back if it throws): the write lock is taken at
- * the start, so two processes never interleave the reads and writes of one change.
+ * the start, so two processes never interleave the reads and writes of one change. Called inside
+ * another, it runs in a savepoint of the outer transaction: its own writes are undone if it throws,
+ * and the outer transaction commits the rest (lib/hive/group_commit.ts commits several runs' writes
+ * together this way).
  *
  * @param db The connection.
  * @param fn The work.
  * @returns What `fn` returns.
  */
 export function inTransaction<T>(db: SqlConnection, fn: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
+  const depth = depths.get(db) ?? 0;
+  const [begin, commit, rollback] = depth
+    ? [`SAVEPOINT nested_${depth}`, `RELEASE nested_${depth}`, `ROLLBACK TO nested_${depth}`]
+    : ["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"];
+  db.exec(begin);
+  depths.set(db, depth + 1);
   try {
     const out = fn();
-    db.exec("COMMIT");
+    db.exec(commit);
     return out;
   } catch (err) {
-    db.exec("ROLLBACK");
+    db.exec(rollback);
+    if (depth) db.exec(commit);
     throw err;
+  } finally {
+    depths.set(db, depth);
   }
 }
 

@@ -49,6 +49,25 @@ const CASES: [string, unknown][] = [
   ["errors and dates", { err: new Error("boom"), at: new Date(0), nested: [new Error("e2")] }],
   ["toJSON", { v: { toJSON: () => ({ made: "by toJSON", b: 2, a: 1 }) } }],
   ["a long text", { text: "Order #12345 ships on Tuesday. ".repeat(200) }],
+  // Plain data takes one walk (lib/journal/payload.ts); these are its edges.
+  ["functions and symbols", { f: () => 1, s: Symbol("s"), list: [() => 1, Symbol("t"), 1] }],
+  ["a null-prototype object", Object.assign(Object.create(null), { b: 1, a: { c: "\ud800" } })],
+  ["a getter", {
+    get g() {
+      return { z: 1, y: 2 };
+    },
+    a: 0,
+  }],
+  ["a holey array", { list: [1, , 3] }],
+  ["deeper than one walk goes", { d: Array.from({ length: 100 }).reduce((v) => ({ v }), 1) }],
+  ["a class instance beside plain data", {
+    p: new (class P {
+      x = 1;
+      y = "a";
+    })(),
+    q: { b: 2, a: 1 },
+  }],
+  ["a toJSON deep inside plain data", { a: [{ b: { toJSON: () => "made" } }], c: "\udc00" }],
 ];
 
 Deno.test("journalPayload equals the definition (plain, repaired, canonical) on every case", () => {
@@ -77,6 +96,13 @@ Deno.test("journalPayload redacts as makeRedactor does, once per string, at any 
   assert.deepEqual(got.payload, want.payload);
   assert.equal((got.payload.nested as Record<string, unknown>[])[0]!.token, REDACTED);
   assert.equal(got.payload.red, `${REDACTED} alert`);
+});
+
+Deno.test("journalPayload refuses a cycle or a bigint as JSON.stringify does", () => {
+  const cycle: Record<string, unknown> = { a: 1 };
+  cycle.self = { back: [cycle] };
+  assert.throws(() => journalPayload(cycle, undefined), TypeError);
+  assert.throws(() => journalPayload({ n: 1n }, undefined), TypeError);
 });
 
 Deno.test("journalPayload: a payload that is not an object journals as {}", () => {

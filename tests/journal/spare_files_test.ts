@@ -6,6 +6,7 @@ import {
   openSpare,
   SPARE_FOLDER,
   spareFillsSettled,
+  SPARES_PER_FOLDER,
 } from "../../lib/journal/spare_files.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -25,7 +26,7 @@ Deno.test("a server's journals are linked from spares made ahead, and no spare o
   try {
     await primed(traces);
     const spares = names(`${traces}/${SPARE_FOLDER}`);
-    assert.equal(spares.length, 4, "the folder keeps four spares");
+    assert.equal(spares.length, SPARES_PER_FOLDER, "the folder keeps its spares");
     const inodes = new Map(
       spares.map((name) => [Deno.statSync(`${traces}/${SPARE_FOLDER}/${name}`).ino, name]),
     );
@@ -47,7 +48,11 @@ Deno.test("a server's journals are linked from spares made ahead, and no spare o
       false,
       "its spare name is gone",
     );
-    assert.equal(names(`${traces}/${SPARE_FOLDER}`).length, 4, "the spare taken is made again");
+    assert.equal(
+      names(`${traces}/${SPARE_FOLDER}`).length,
+      SPARES_PER_FOLDER,
+      "the spare taken is made again",
+    );
   } finally {
     await stop();
   }
@@ -69,7 +74,7 @@ Deno.test("a spare never replaces an existing journal, and is kept for the next 
     await Deno.writeTextFile(`${traces}/run_taken.jsonl`, "kept\n");
     assert.throws(() => createJournal(`${traces}/run_taken.jsonl`), Deno.errors.AlreadyExists);
     assert.equal(await Deno.readTextFile(`${traces}/run_taken.jsonl`), "kept\n");
-    assert.equal(names(`${traces}/${SPARE_FOLDER}`).length, 4);
+    assert.equal(names(`${traces}/${SPARE_FOLDER}`).length, SPARES_PER_FOLDER);
     const j = createJournal(`${traces}/run_next.jsonl`);
     await j.close();
   } finally {
@@ -142,7 +147,7 @@ Deno.test("spares are kept while any user still wants them", async () => {
     await primed(traces);
     await stopA();
     await stopA(); // a second call is a no-op, not another user's share
-    assert.equal(names(`${traces}/${SPARE_FOLDER}`).length, 4);
+    assert.equal(names(`${traces}/${SPARE_FOLDER}`).length, SPARES_PER_FOLDER);
     const j = createJournal(`${traces}/run_a.jsonl`);
     await j.close();
   } finally {
@@ -193,7 +198,10 @@ Deno.test("only the most recently used trace folders keep spares, so open files 
       await primed(traces);
       await Deno.remove(`${tmp.path}/copy_${i}`, { recursive: true });
     }
-    assert.ok(openFiles() - before <= 8 * 4, `${openFiles() - before} files open beyond the start`);
+    assert.ok(
+      openFiles() - before <= 8 * SPARES_PER_FOLDER,
+      `${openFiles() - before} files open beyond the start`,
+    );
     const kept = [];
     for (let i = 0; i < 12; i++) {
       const traces = `${tmp.path}/kept_${i}/traces`;
@@ -205,8 +213,9 @@ Deno.test("only the most recently used trace folders keep spares, so open files 
       { length: 12 },
       (_, i) => names(`${tmp.path}/kept_${i}/traces/${SPARE_FOLDER}`).length,
     );
-    assert.deepEqual(now, [0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4], "the four oldest gave theirs up");
-    assert.deepEqual(kept, Array(12).fill(4));
+    const full = SPARES_PER_FOLDER;
+    assert.deepEqual(now, [0, 0, 0, 0, ...Array(8).fill(full)], "the four oldest gave theirs up");
+    assert.deepEqual(kept, Array(12).fill(full));
   } finally {
     await stop();
   }
