@@ -20,7 +20,7 @@ import { hasPendingApproval } from "../hive/approvals.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, type RunRow } from "../hive/runs.ts";
-import { createThread, deleteThread, getThread, threadTurns } from "../hive/threads.ts";
+import { getThread, isUnknownThread, threadTurns } from "../hive/threads.ts";
 import type { SseFrame } from "../http/sse.ts";
 import { getTrace } from "../journal/trace.ts";
 import type { Principal } from "../keys/authenticate.ts";
@@ -30,7 +30,7 @@ import { activeRun } from "../runner/active_runs.ts";
 import { stopRun } from "../runs/controls.ts";
 import { recordedResult } from "../runs/recorded_result.ts";
 import type { HarnessTarget, RunService, Submission } from "../runs/service.ts";
-import { submitToThread, threadViewer } from "../runs/threads.ts";
+import { startThread, submitToThread, threadViewer } from "../runs/threads.ts";
 import {
   invalidParams,
   messageText,
@@ -176,36 +176,38 @@ async function sendMessage(
     );
   }
   const input = messageText(message.parts);
-  const viewer = threadViewer(who);
   const contextId = message.contextId || null;
-  let threadId: string;
-  if (contextId === null) {
-    threadId = createThread(db, harness, who.key_id, {}).thread_id;
-  } else {
-    try {
-      threadId = getThread(db, harness, contextId, viewer).thread_id;
-    } catch {
-      throw unknownContext(contextId);
-    }
-  }
   const cap = request.metadata?.max_cost_usd;
+  const options = { startedBy: who.key_id, ...(cap !== undefined ? { costCapUsd: cap } : {}) };
+  const immediate = request.configuration?.returnImmediately === true;
+  if (contextId === null) {
+    const started = await startThread(
+      db,
+      plane.runs,
+      plane.target,
+      harness,
+      {
+        owner: who.key_id,
+        metadata: {},
+      },
+      { input },
+      options,
+    );
+    return { submission: started.submission, thread_id: started.thread.thread_id, immediate };
+  }
+  let sent;
   try {
-    const sent = await submitToThread(db, plane.runs, plane.target, harness, threadId, { input }, {
-      viewer,
-      startedBy: who.key_id,
-      ...(cap !== undefined ? { costCapUsd: cap } : {}),
+    sent = await submitToThread(db, plane.runs, plane.target, harness, contextId, { input }, {
+      viewer: threadViewer(who),
+      ...options,
     });
-    if (sent.kind !== "run") throw new Error("unreachable: a refused busy thread never steers");
-    return {
-      submission: sent.submission,
-      thread_id: threadId,
-      immediate: request.configuration?.returnImmediately === true,
-    };
   } catch (err) {
-    // A conversation whose first message never started leaves no thread behind.
-    if (contextId === null) deleteThread(db, harness, threadId, null);
+    // The thread is looked up first: its not-found is the context's.
+    if (isUnknownThread(err, contextId)) throw unknownContext(contextId);
     throw err;
   }
+  if (sent.kind !== "run") throw new Error("unreachable: a refused busy thread never steers");
+  return { submission: sent.submission, thread_id: contextId, immediate };
 }
 
 /** A task object updated by a stream event. */

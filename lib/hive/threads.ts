@@ -84,6 +84,8 @@ function toRecord(r: ThreadRow, live: string | null = r.live_run_id): ThreadReco
  * @param harness The harness.
  * @param owner Who owns it.
  * @param metadata Its metadata (checked by the request schema).
+ * @param lockedBy A run that holds it from the start (its first turn, about to be submitted): the
+ *   thread is made busy in the same write, with no lock of its own to take after.
  * @returns The thread.
  */
 export function createThread(
@@ -91,8 +93,10 @@ export function createThread(
   harness: HarnessRef,
   owner: string,
   metadata: Record<string, unknown>,
+  lockedBy?: string,
 ): ThreadRecord {
   const now = new Date().toISOString();
+  const me = lockedBy === undefined ? undefined : ownProcess();
   const row: ThreadRow = {
     thread_id: newId("thr"),
     harness_id: harness.id,
@@ -102,14 +106,15 @@ export function createThread(
     created_at: now,
     updated_at: now,
     turns: 0,
-    live_run_id: null,
-    live_pid: null,
-    live_start: null,
+    live_run_id: lockedBy ?? null,
+    live_pid: me?.pid ?? null,
+    live_start: me?.marker ?? null,
   };
   statement(
     db,
-    `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
+       live_run_id, live_pid, live_start)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     row.thread_id,
     row.harness_id,
@@ -118,6 +123,9 @@ export function createThread(
     row.metadata,
     row.created_at,
     row.updated_at,
+    row.live_run_id,
+    row.live_pid,
+    row.live_start,
   );
   return toRecord(row);
 }
@@ -135,6 +143,19 @@ function threadRow(db: Hive, harness: HarnessRef, threadId: string, viewer: Thre
     throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
   }
   return row;
+}
+
+/**
+ * Whether an error is a thread's not-found (an unknown thread, another harness's or another
+ * owner's), as {@link getThread} and {@link claimThread} throw it.
+ *
+ * @param err The error.
+ * @param threadId The thread.
+ * @returns True for that thread's not-found.
+ */
+export function isUnknownThread(err: unknown, threadId: string): boolean {
+  return err instanceof FrameworkError && err.kind === "not_found" &&
+    err.details.thread_id === threadId;
 }
 
 /** The run holding a row's lock, when its process is still there and the run has not ended. */
@@ -199,6 +220,21 @@ export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
      FROM thread_turns t LEFT JOIN runs r ON r.run_id = t.run_id
      WHERE t.thread_id = ? ORDER BY t.seq`,
   ).all(threadId) as unknown as ThreadTurn[];
+}
+
+/**
+ * The run of a thread's newest turn (read by key: one row, whatever the thread's length).
+ *
+ * @param db The hive.
+ * @param threadId The thread (found with {@link getThread} first).
+ * @returns Its run id, or null for a thread without turns.
+ */
+export function newestTurnRun(db: Hive, threadId: string): string | null {
+  const row = statement(
+    db,
+    "SELECT run_id FROM thread_turns WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+  ).get(threadId) as { run_id: string } | undefined;
+  return row?.run_id ?? null;
 }
 
 /**
@@ -307,15 +343,42 @@ export function lockThread(db: Hive, threadId: string, runId: string): string | 
       | ThreadRow
       | undefined;
     if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`);
-    const live = liveRunOf(db, row);
-    if (live !== null && live !== runId) return live;
-    const me = ownProcess();
-    statement(
-      db,
-      "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
-    ).run(runId, me.pid, me.marker, threadId);
-    return null;
+    return lockRow(db, row, runId);
   });
+}
+
+/**
+ * Takes a thread's busy lock for a run as its viewer may: the thread is read and locked in one
+ * transaction (what {@link getThread} then {@link lockThread} would do, with one read and one commit).
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadId The thread.
+ * @param viewer Its owner, or null for anyone.
+ * @param runId The run that will hold it.
+ * @returns Null when taken; else the run holding it.
+ * @throws `not_found` as {@link getThread}.
+ */
+export function claimThread(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+  runId: string,
+): string | null {
+  return inTransaction(db, () => lockRow(db, threadRow(db, harness, threadId, viewer), runId));
+}
+
+/** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */
+function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
+  const live = liveRunOf(db, row);
+  if (live !== null && live !== runId) return live;
+  const me = ownProcess();
+  statement(
+    db,
+    "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
+  ).run(runId, me.pid, me.marker, row.thread_id);
+  return null;
 }
 
 /**

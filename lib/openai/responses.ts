@@ -17,9 +17,8 @@
 import { badInput, notFound } from "../errors.ts";
 import { getRun, type RunRow } from "../hive/runs.ts";
 import {
-  createThread,
-  deleteThread,
   getThread,
+  newestTurnRun,
   type ThreadRecord,
   threadTurns,
   type ThreadViewer,
@@ -30,7 +29,7 @@ import type { Principal } from "../keys/authenticate.ts";
 import { runTokens } from "../run_tally.ts";
 import { recordedResult } from "../runs/recorded_result.ts";
 import type { Submission } from "../runs/service.ts";
-import { submitToThread, threadViewer } from "../runs/threads.ts";
+import { startThread, submitToThread, threadViewer } from "../runs/threads.ts";
 import { responseConversation } from "./messages.ts";
 import {
   type FinishedRun,
@@ -101,11 +100,11 @@ function continued(
   const field = "previous_response_id";
   const { run, thread } = locate(plane, previous, viewer, field);
   if (!run) return thread;
-  const newest = threadTurns(plane.db, thread.thread_id).at(-1);
-  if (newest && newest.run_id !== run.run_id) {
+  const newest = newestTurnRun(plane.db, thread.thread_id);
+  if (newest !== null && newest !== run.run_id) {
     throw badInput(
       `${JSON.stringify(previous)} is not the newest response of its conversation: continue from ${
-        JSON.stringify(responseId(newest.run_id))
+        JSON.stringify(responseId(newest))
       }`,
       { field },
     );
@@ -158,32 +157,44 @@ export async function createResponse(
   const conversation = responseConversation(request.input, request.instructions);
   const viewer = threadViewer(who);
   const previous = request.previous_response_id ?? null;
-  const thread = previous === null
-    ? createThread(db, harness, who.key_id, request.metadata ?? {})
-    : continued(plane, previous, viewer);
+  const options = {
+    startedBy: who.key_id,
+    history: conversation.history,
+    ...(conversation.instructions ? { callerInstructions: conversation.instructions } : {}),
+  };
+  const input = { input: conversation.input };
   const created_at = nowSeconds();
+  let thread: ThreadRecord;
   let submission: Submission;
-  try {
+  if (previous === null) {
+    ({ thread, submission } = await startThread(
+      db,
+      plane.runs,
+      plane.target,
+      harness,
+      {
+        owner: who.key_id,
+        metadata: request.metadata ?? {},
+      },
+      input,
+      options,
+    ));
+  } else {
+    thread = continued(plane, previous, viewer);
     const sent = await submitToThread(
       db,
       plane.runs,
       plane.target,
       harness,
       thread.thread_id,
-      { input: conversation.input },
+      input,
       {
         viewer,
-        startedBy: who.key_id,
-        history: conversation.history,
-        ...(conversation.instructions ? { callerInstructions: conversation.instructions } : {}),
+        ...options,
       },
     );
     if (sent.kind !== "run") throw new Error("unreachable: a refused busy thread never steers");
     submission = sent.submission;
-  } catch (err) {
-    // A conversation whose first response never started leaves no thread behind.
-    if (previous === null) deleteThread(db, harness, thread.thread_id, null);
-    throw err;
   }
   const facts = (run: FinishedRun | null): ResponseFacts => ({
     run_id: submission.run_id,

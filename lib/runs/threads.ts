@@ -13,10 +13,12 @@ import { badInput, FrameworkError } from "../errors.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import {
+  claimThread,
   createThread,
-  getThread,
+  deleteThread,
   lockThread,
   threadHistory,
+  type ThreadRecord,
   type ThreadViewer,
   unlockThread,
 } from "../hive/threads.ts";
@@ -173,9 +175,9 @@ export async function submitToThread(
   options: ThreadRunOptions,
 ): Promise<ThreadSubmission> {
   const { busy = "reject", viewer, ...submitOptions } = options;
-  getThread(db, harness, threadId, viewer);
   const runId = submitOptions.runId ?? newRunId();
-  const holder = lockThread(db, threadId, runId);
+  // The thread is found (as its viewer may see it) and taken in one transaction.
+  const holder = claimThread(db, harness, threadId, viewer, runId);
   if (holder !== null && busy === "reject") {
     throw new FrameworkError(
       "conflict",
@@ -184,24 +186,91 @@ export async function submitToThread(
     );
   }
   if (holder !== null && busy === "steer") return steerLive(holder, request);
+  const submission = await submitTurn(db, runs, target, threadId, request, {
+    ...submitOptions,
+    runId,
+    threadId,
+    // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
+    beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
+      if (holder !== null) await waitForThread(db, threadId, runId, signal);
+      const limit = prepared.loaded.spec.limits?.thread_history_turns;
+      return {
+        history: [
+          ...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS),
+          ...(submitOptions.history ?? []),
+        ],
+      };
+    },
+  });
+  return { kind: "run", submission };
+}
+
+/**
+ * Starts a new thread of a harness with its first message: the thread is made already held by the
+ * message's run (one write: no lock to take after, and no earlier turns to read), and the run is
+ * submitted. A first message whose run could not be submitted leaves no thread behind.
+ *
+ * @example
+ * ```ts
+ * import { openHive } from "../hive/open.ts";
+ * import { createRunService } from "./service.ts";
+ *
+ * const harness = { id: "hello", dir: await Deno.realPath("./harnesses/hello") };
+ * const { thread, submission } = await startThread(openHive(), createRunService(), harness.dir,
+ *   harness, { owner: "cli", metadata: {} }, { input: "Hi" }, {});
+ * console.log(thread.thread_id, (await submission.result).output);
+ * ```
+ * @param db The hive.
+ * @param runs The run service.
+ * @param target The harness folder, or the trust gate's proof for it.
+ * @param harness The harness (its id and folder), which owns the thread.
+ * @param thread Who owns the new thread, and its metadata.
+ * @param request The run's request, read by the run schema.
+ * @param options The run's options (`history`: messages of the caller's before the input).
+ * @returns The thread and its first run.
+ * @throws The run service's errors (the thread is deleted then).
+ */
+export async function startThread(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  harness: HarnessRef,
+  thread: { owner: string; metadata: Record<string, unknown> },
+  request: RunRequest,
+  options: SubmitOptions,
+): Promise<{ thread: ThreadRecord; submission: Submission }> {
+  const runId = options.runId ?? newRunId();
+  const made = createThread(db, harness, thread.owner, thread.metadata, runId);
+  try {
+    const submission = await submitTurn(db, runs, target, made.thread_id, request, {
+      ...options,
+      runId,
+      threadId: made.thread_id,
+    });
+    return { thread: made, submission };
+  } catch (err) {
+    // A conversation whose first message never started leaves no thread behind.
+    deleteThread(db, harness, made.thread_id, null);
+    throw err;
+  }
+}
+
+/**
+ * Submits a run of a thread its run already holds; the thread is let go when the run cannot be
+ * submitted or never starts, and the runs waiting for it are woken when it ends.
+ */
+async function submitTurn(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  threadId: string,
+  request: RunRequest,
+  options: SubmitOptions & { runId: string },
+): Promise<Submission> {
+  const { runId } = options;
   let submission: Submission;
   try {
-    submission = await runs.submit(target, request, {
-      ...submitOptions,
-      runId,
-      threadId,
-      // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
-      beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
-        if (holder !== null) await waitForThread(db, threadId, runId, signal);
-        const limit = prepared.loaded.spec.limits?.thread_history_turns;
-        return {
-          history: [
-            ...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS),
-            ...(submitOptions.history ?? []),
-          ],
-        };
-      },
-    });
+    submission = await runs.submit(target, request, options);
   } catch (err) {
     unlockThread(db, threadId, runId);
     throw err;
@@ -209,5 +278,5 @@ export async function submitToThread(
   // A run that never started lets the thread go; a run that ended wakes the next one waiting here.
   submission.started.catch(() => unlockThread(db, threadId, runId));
   submission.result.finally(() => freed.dispatchEvent(new Event(threadId))).catch(() => {});
-  return { kind: "run", submission };
+  return submission;
 }

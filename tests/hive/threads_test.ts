@@ -11,9 +11,11 @@ import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
 import { finishRun, insertRun } from "../../lib/hive/runs.ts";
 import {
+  claimThread,
   createThread,
   deleteThread,
   getThread,
+  isUnknownThread,
   listThreads,
   lockThread,
   threadHistory,
@@ -157,6 +159,88 @@ for (const store of STORES) {
       unlockThread(db, id, waiting);
       deleteThread(db, H, id, null);
       assert.throws(() => getThread(db, H, id, null));
+    });
+  });
+}
+
+for (const store of STORES) {
+  Deno.test(`threads: made held by its first run, and claimed as its viewer may see it [${store}]`, async (t) => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+
+    await t.step("a thread made for a run is busy at once, and free once that run ends", () => {
+      const first = newRunId();
+      const made = createThread(db, H, "k_alice", {}, first);
+      assert.equal(made.live_run_id, first);
+      assert.equal(getThread(db, H, made.thread_id, null).live_run_id, first);
+      assert.equal(lockThread(db, made.thread_id, newRunId()), first);
+      // Its run records its turn and ends: the lock goes with the run's finishing write.
+      const at = new Date().toISOString();
+      insertRun(db, {
+        run_id: first,
+        harness_id: H.id,
+        harness_dir: H.dir,
+        input: "q1",
+        started_at: at,
+        spec_version: "v",
+        trace_path: `${H.dir}/.framework/traces/${first}.jsonl`,
+        thread_id: made.thread_id,
+      });
+      finishRun(db, {
+        run_id: first,
+        harness_id: H.id,
+        status: "success",
+        output: "a1",
+        cost_usd: 0,
+        turns: 1,
+        started_at: at,
+        ended_at: at,
+        duration_ms: 1,
+        spec_version: "v",
+        failure_signature: null,
+        thread_id: made.thread_id,
+      }, { head_hash: "0".repeat(64), events: 3 });
+      const after = getThread(db, H, made.thread_id, null);
+      assert.deepEqual([after.live_run_id, after.turns], [null, 1]);
+      assert.deepEqual(threadHistory(db, made.thread_id, 20), [{ input: "q1", output: "a1" }]);
+    });
+
+    await t.step("a thread made for a run of a process that has gone is free", () => {
+      const made = createThread(db, H, "k_alice", {}, newRunId());
+      statement(db, "UPDATE threads SET live_pid = 999999999 WHERE thread_id = ?").run(
+        made.thread_id,
+      );
+      assert.equal(claimThread(db, H, made.thread_id, null, newRunId()), null);
+    });
+
+    await t.step("claiming finds the thread as getThread does, and takes it unless held", () => {
+      const id = createThread(db, H, "k_alice", {}).thread_id;
+      const unknown = (e: unknown) => e instanceof FrameworkError && e.kind === "not_found";
+      assert.throws(() => claimThread(db, H, id, "k_bob", newRunId()), unknown);
+      assert.throws(
+        () => claimThread(db, { ...H, dir: "/elsewhere" }, id, null, newRunId()),
+        unknown,
+      );
+      assert.throws(() => claimThread(db, H, "thr_nope", null, newRunId()), unknown);
+      assert.ok(
+        isUnknownThread(
+          (() => {
+            try {
+              claimThread(db, H, id, "k_bob", newRunId());
+            } catch (e) {
+              return e;
+            }
+          })(),
+          id,
+        ),
+      );
+      assert.equal(getThread(db, H, id, null).live_run_id, null, "a refused claim takes nothing");
+      const holder = newRunId();
+      assert.equal(claimThread(db, H, id, "k_alice", holder), null);
+      assert.equal(claimThread(db, H, id, null, newRunId()), holder);
+      assert.equal(claimThread(db, H, id, "k_alice", holder), null, "taking it again is fine");
+      unlockThread(db, id, holder);
+      assert.equal(getThread(db, H, id, null).live_run_id, null);
     });
   });
 }
