@@ -1,5 +1,6 @@
 /**
- * Spare journal files: empty files made ahead of time, off the event loop, in a `.spare` folder
+ * Spare journal files: empty files made ahead of time, off the event loop (by a thread of their own,
+ * spare_worker.ts, which also removes the names of the spares taken), in a `.spare` folder
  * inside the trace folder, so that starting a run links one under the journal's name instead of
  * creating a file. Creating a file allocates an inode, and on some file systems that is slow: on
  * ext4 without a journal, every new file skips each inode freed in the last minutes, so a create
@@ -14,6 +15,7 @@
  */
 
 import { dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
 
 /** The folder, inside the trace folder, that holds the spares. */
 export const SPARE_FOLDER = ".spare";
@@ -23,42 +25,94 @@ export const SPARE_FOLDER = ".spare";
  * the loop up to a millisecond on the file systems that need spares).
  */
 export const SPARES_PER_FOLDER = 16;
-/** How many spares a refill creates at once (each on a thread of the pool). */
-const FILL_AT_ONCE = 4;
 /**
  * How many trace folders keep spares at once, the most recently used: a workbench writes journals
- * into many folders over its life (a copy per measured version, deleted later), and each kept
- * folder holds open files.
+ * into many folders over its life (a copy per measured version, deleted later).
  */
 const MAX_FOLDERS = 8;
-/** A spare older than this is left over by a process that is gone, and is removed. */
-const STALE_MS = 60 * 60 * 1000;
 
-interface Spare {
-  name: string;
-  file: Deno.FsFile;
-}
+/** What the event loop asks the spares' thread (spare_worker.ts). */
+export type SpareRequest =
+  | { kind: "fill"; id: number; spareDir: string; count: number }
+  | { kind: "remove"; names: string[] };
+
+/** The thread's answer to one request. */
+export type SpareAnswer =
+  | { kind: "made"; id: number; names: string[]; outcome: "ok" | "gone" | "off" }
+  | { kind: "removed" };
 
 interface Folder {
-  spares: Spare[];
-  filling?: Promise<void>;
+  /** The spares ready, by name. */
+  spares: string[];
+  /** The fill in flight, by its request's id. */
+  filling?: number;
   /** Spares cannot be made here (no permission, no hard links): journals are created directly. */
   off: boolean;
-  /** The `.spare` folder is known to exist and was swept. */
-  ready: boolean;
 }
 
 let users = 0;
+let thread: Worker | undefined;
 const folders = new Map<string, Folder>();
-/** Fills in flight (of folders kept or dropped), awaited when the last user stops. */
-const fills = new Set<Promise<void>>();
-/** Removals of linked spares' old names, awaited when the last user stops. */
-const removals = new Set<Promise<void>>();
+/** Fills in flight: their folder, to find it again when the answer comes. */
+const fills = new Map<number, { dir: string; folder: Folder }>();
+let lastFill = 0;
+/** Requests the thread has not answered yet, and who waits for none to be left. */
+let unanswered = 0;
+const settled: (() => void)[] = [];
+/** Names of spares taken, to be removed (sent together, once the current task is done). */
+let taken: string[] = [];
+
+function ask(request: SpareRequest): void {
+  if (!thread) return;
+  // The thread keeps the process alive only while it owes an answer.
+  if (unanswered++ === 0) thread.ref();
+  thread.postMessage(request);
+}
+
+function answered(answer: SpareAnswer): void {
+  if (answer.kind === "made") {
+    const fill = fills.get(answer.id);
+    fills.delete(answer.id);
+    const current = fill !== undefined && folders.get(fill.dir) === fill.folder;
+    if (fill) fill.folder.filling = undefined;
+    if (current && answer.outcome === "ok") fill.folder.spares.push(...answer.names);
+    else {
+      // Made for a folder dropped meanwhile, or stopped short: its spares go.
+      removeLater(answer.names);
+      if (current && answer.outcome === "gone") drop(fill.dir, fill.folder);
+      if (current && answer.outcome === "off") fill.folder.off = true;
+    }
+  }
+  unanswered -= 1;
+  if (unanswered === 0) { for (const done of settled.splice(0)) done(); }
+}
+
+/** Starts the thread, or notes that there is none (journals are then created directly). */
+function startThread(): void {
+  const worker = new Worker(new URL("./spare_worker.ts", import.meta.url));
+  worker.unref(); // never what keeps a process alive
+  worker.on("message", answered);
+  const lost = () => {
+    if (thread !== worker) return;
+    thread = undefined;
+    for (const [dir, folder] of folders) drop(dir, folder);
+    fills.clear();
+    unanswered = 0;
+    for (const done of settled.splice(0)) done();
+  };
+  worker.on("error", (err: Error) => {
+    console.error(
+      `warning: the spare journals' thread stopped (${err.message}); journals are created directly`,
+    );
+    lost();
+  });
+  worker.on("exit", lost);
+  thread = worker;
+}
 
 /**
- * Keeps spare journal files in each trace folder this process writes journals to, until the
- * returned function is called (by every caller that started it; the spares are removed with the
- * last one).
+ * Keeps spare journals while the returned function is not called (by every caller that started it;
+ * the spares are removed with the last one).
  *
  * @example
  * ```ts
@@ -70,6 +124,7 @@ const removals = new Set<Promise<void>>();
  */
 export function keepSpareJournals(): () => Promise<void> {
   users += 1;
+  if (!thread) startThread();
   let stopped = false;
   return async () => {
     if (stopped) return;
@@ -77,8 +132,13 @@ export function keepSpareJournals(): () => Promise<void> {
     users -= 1;
     if (users > 0) return;
     for (const [dir, folder] of folders) drop(dir, folder);
-    // A fill in flight sees its folder gone and removes what it made.
-    await Promise.allSettled([...fills, ...removals]);
+    sendTaken();
+    // A fill in flight answers for a folder gone, and what it made is removed.
+    await spareFillsSettled();
+    if (users > 0 || !thread) return;
+    const worker = thread;
+    thread = undefined;
+    await worker.terminate();
   };
 }
 
@@ -90,11 +150,11 @@ export function keepSpareJournals(): () => Promise<void> {
  * @throws `Deno.errors.AlreadyExists` when `path` exists (the spare is kept).
  */
 export function openSpare(path: string): Deno.FsFile | undefined {
-  if (users === 0) return undefined;
+  if (users === 0 || !thread) return undefined;
   const dir = dirname(path);
   let folder = folders.get(dir);
   if (folder) folders.delete(dir); // re-added last: the map is in order of use
-  else folder = { spares: [], off: false, ready: false };
+  else folder = { spares: [], off: false };
   folders.set(dir, folder);
   for (const [oldest, old] of folders) {
     if (folders.size <= MAX_FOLDERS) break;
@@ -102,21 +162,21 @@ export function openSpare(path: string): Deno.FsFile | undefined {
   }
   if (folder.off) return undefined;
   const spare = folder.spares.shift();
-  const file = spare && link(spare, path, dir, folder);
+  const file = spare === undefined ? undefined : link(spare, path, dir, folder);
   if (folders.get(dir) === folder) refill(dir, folder);
   return file;
 }
 
-/** Links a spare under `path` and returns its file, or drops it and returns `undefined`. */
-function link(spare: Spare, path: string, dir: string, folder: Folder): Deno.FsFile | undefined {
+/** Links a spare under `path` and opens it, or drops it and returns `undefined`. */
+function link(spare: string, path: string, dir: string, folder: Folder): Deno.FsFile | undefined {
   try {
-    Deno.linkSync(spare.name, path);
+    Deno.linkSync(spare, path);
   } catch (err) {
     if (err instanceof Deno.errors.AlreadyExists) {
       folder.spares.unshift(spare);
       throw err;
     }
-    discard(spare);
+    removeLater([spare]);
     // NotFound: the spare was removed by someone else, or the trace folder is gone (the direct
     // create makes it again): the folder starts over at its next journal. Anything else: this file
     // system does not link; stop trying.
@@ -124,100 +184,63 @@ function link(spare: Spare, path: string, dir: string, folder: Folder): Deno.FsF
     else folder.off = true;
     return undefined;
   }
-  // The spare's own name is removed off the event loop; the journal's name keeps the file.
-  const removal = Deno.remove(spare.name).catch(() => {}).finally(() => removals.delete(removal));
-  removals.add(removal);
-  return spare.file;
+  // The spare's own name is removed by the thread; the journal's name keeps the file.
+  removeLater([spare]);
+  return Deno.openSync(path, { append: true });
 }
 
-/** Resolves when every fill in flight has ended (for tests). */
-export async function spareFillsSettled(): Promise<void> {
-  await Promise.allSettled([...fills]);
+/** Resolves when the thread has answered every request made so far (fills and removals). */
+export function spareFillsSettled(): Promise<void> {
+  sendTaken();
+  if (unanswered === 0) return Promise.resolve();
+  return new Promise((done) => settled.push(done));
 }
 
+/** Asks for the folder's missing spares, after the current task (which may be making the folder). */
 function refill(dir: string, folder: Folder): void {
-  if (folder.filling || folder.off) return;
-  const filling = fill(dir, folder).finally(() => {
-    folder.filling = undefined;
-    fills.delete(filling);
+  if (folder.filling !== undefined || folder.off || !thread) return;
+  const id = ++lastFill;
+  folder.filling = id;
+  fills.set(id, { dir, folder });
+  queueMicrotask(() => {
+    if (folders.get(dir) !== folder || folder.off) {
+      fills.delete(id);
+      folder.filling = undefined;
+      return;
+    }
+    const count = SPARES_PER_FOLDER - folder.spares.length;
+    if (count > 0) ask({ kind: "fill", id, spareDir: join(dir, SPARE_FOLDER), count });
+    else {
+      fills.delete(id);
+      folder.filling = undefined;
+    }
   });
-  folder.filling = filling;
-  fills.add(filling);
 }
 
-/**
- * Makes spares until the folder has {@link SPARES_PER_FOLDER}, {@link FILL_AT_ONCE} creates at a
- * time on the thread pool.
- */
-async function fill(dir: string, folder: Folder): Promise<void> {
-  const spareDir = join(dir, SPARE_FOLDER);
-  const current = () => folders.get(dir) === folder;
-  // Begins after the caller's own journal is created (synchronously, in this task), which makes
-  // the trace folder when it is new.
-  await Promise.resolve();
-  try {
-    if (!folder.ready) {
-      // Never made recursively: a trace folder removed meanwhile is not brought back.
-      await Deno.mkdir(spareDir, { mode: 0o700 }).catch((err) => {
-        if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-      });
-      // Only a real folder: a link placed there could lead the spares (and their removal) away.
-      if (!(await Deno.lstat(spareDir)).isDirectory) {
-        folder.off = true;
-        return;
-      }
-      await sweep(spareDir);
-      folder.ready = true;
-    }
-    while (current() && folder.spares.length < SPARES_PER_FOLDER) {
-      const count = Math.min(FILL_AT_ONCE, SPARES_PER_FOLDER - folder.spares.length);
-      const made = await Promise.allSettled(
-        Array.from({ length: count }, async () => {
-          const name = join(spareDir, crypto.randomUUID());
-          const file = await Deno.open(name, { createNew: true, append: true, mode: 0o600 });
-          return { name, file };
-        }),
-      );
-      for (const one of made) {
-        if (one.status === "fulfilled") {
-          if (current()) folder.spares.push(one.value);
-          else discard(one.value);
-        }
-      }
-      const failed = made.find((one) => one.status === "rejected");
-      if (failed) throw failed.reason;
-    }
-  } catch (err) {
-    // The trace folder is gone: the folder starts over at its next journal.
-    if (err instanceof Deno.errors.NotFound) drop(dir, folder);
-    else folder.off = true;
-  }
-}
-
-/** Forgets a folder and removes its spares (a fill in flight removes what it still makes). */
+/** Forgets a folder and removes its spares (a fill in flight removes what it makes). */
 function drop(dir: string, folder: Folder): void {
   if (folders.get(dir) === folder) folders.delete(dir);
-  for (const spare of folder.spares.splice(0)) discard(spare);
+  removeLater(folder.spares.splice(0));
 }
 
-/** Removes spares left over by processes that are gone (older than {@link STALE_MS}). */
-async function sweep(spareDir: string): Promise<void> {
-  const now = Date.now();
-  for await (const entry of Deno.readDir(spareDir)) {
-    if (!entry.isFile) continue;
-    const name = join(spareDir, entry.name);
-    const info = await Deno.lstat(name).catch(() => undefined);
-    if (info?.mtime && now - info.mtime.getTime() > STALE_MS) {
-      await Deno.remove(name).catch(() => {});
+/** Removes spares' names by the thread, together with the others taken in the same task. */
+function removeLater(names: string[]): void {
+  if (!names.length) return;
+  if (!thread) {
+    for (const name of names) {
+      try {
+        Deno.removeSync(name);
+      } catch { /* already gone */ }
     }
+    return;
   }
+  if (!taken.length) queueMicrotask(sendTaken);
+  taken.push(...names);
 }
 
-function discard(spare: Spare): void {
-  try {
-    spare.file.close();
-  } catch { /* already closed */ }
-  try {
-    Deno.removeSync(spare.name);
-  } catch { /* already gone */ }
+function sendTaken(): void {
+  if (!taken.length) return;
+  const names = taken;
+  taken = [];
+  ask({ kind: "remove", names });
 }
