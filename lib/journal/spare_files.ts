@@ -59,8 +59,17 @@ let lastFill = 0;
 /** Requests the thread has not answered yet, and who waits for none to be left. */
 let unanswered = 0;
 const settled: (() => void)[] = [];
-/** Names of spares taken, to be removed (sent together, once the current task is done). */
+/**
+ * Names of spares taken, to be removed: sent together, {@link REMOVE_AT_ONCE} at a time or
+ * {@link REMOVE_AFTER_MS} after the first (a message to the thread costs the loop about as much as
+ * the removal it saves, so one carries many).
+ */
 let taken: string[] = [];
+let takenTimer: ReturnType<typeof setTimeout> | undefined;
+const REMOVE_AT_ONCE = 32;
+const REMOVE_AFTER_MS = 100;
+/** A folder asks for more spares when it has this many or fewer left (and is then filled up). */
+const REFILL_AT = SPARES_PER_FOLDER / 2;
 
 function ask(request: SpareRequest): void {
   if (!thread) return;
@@ -199,6 +208,7 @@ export function spareFillsSettled(): Promise<void> {
 /** Asks for the folder's missing spares, after the current task (which may be making the folder). */
 function refill(dir: string, folder: Folder): void {
   if (folder.filling !== undefined || folder.off || !thread) return;
+  if (folder.spares.length > REFILL_AT) return;
   const id = ++lastFill;
   folder.filling = id;
   fills.set(id, { dir, folder });
@@ -234,11 +244,18 @@ function removeLater(names: string[]): void {
     }
     return;
   }
-  if (!taken.length) queueMicrotask(sendTaken);
   taken.push(...names);
+  if (taken.length >= REMOVE_AT_ONCE) sendTaken();
+  else if (takenTimer === undefined) {
+    const timer = setTimeout(sendTaken, REMOVE_AFTER_MS);
+    Deno.unrefTimer(timer);
+    takenTimer = timer;
+  }
 }
 
 function sendTaken(): void {
+  if (takenTimer !== undefined) clearTimeout(takenTimer);
+  takenTimer = undefined;
   if (!taken.length) return;
   const names = taken;
   taken = [];
