@@ -36,13 +36,18 @@ export function ulidFloor(time: number): string {
 }
 
 function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits -> 16 characters of 5 bits.
-  let bits = 0n;
-  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  // 80 bits -> 16 characters of 5 bits, the most significant first (no BigInt: this is on every
+  // run's path).
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = ALPHABET[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  let acc = 0;
+  let held = 0;
+  for (const b of bytes) {
+    acc = ((acc << 8) | b) & 0xfff;
+    held += 8;
+    while (held >= 5) {
+      held -= 5;
+      out += ALPHABET[(acc >>> held) & 31];
+    }
   }
   return out;
 }

@@ -20,11 +20,12 @@ import { Worker } from "node:worker_threads";
 /** The folder, inside the trace folder, that holds the spares. */
 export const SPARE_FOLDER = ".spare";
 /**
- * How many spares each trace folder keeps: enough for the runs that start while a refill is under
- * way at hundreds of runs a second (a journal created on the event loop, when they run out, costs
- * the loop up to a millisecond on the file systems that need spares).
+ * How many spares each trace folder keeps: enough for the runs that start together while a refill
+ * is under way (at 64 connections, a group commit answers dozens of runs at once and their clients
+ * start as many again; a journal created on the event loop, when spares run out, costs the loop up
+ * to a millisecond on the file systems that need spares). They are empty files, none held open.
  */
-export const SPARES_PER_FOLDER = 16;
+export const SPARES_PER_FOLDER = 64;
 /**
  * How many trace folders keep spares at once, the most recently used: a workbench writes journals
  * into many folders over its life (a copy per measured version, deleted later).
