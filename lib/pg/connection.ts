@@ -25,6 +25,34 @@ import { FLAG, FLAG_BYTES, type PgAnswer, type PgCall, type TxStep } from "./pro
 /** How long one call waits for its answer, by default, before the database counts as unavailable. */
 const ANSWER_TIMEOUT_MS = 30_000;
 
+/** What the bridges of this process have done (for benchmarks): calls, and time spent waiting. */
+export interface BridgeCounts {
+  /** Round trips (each call waits for its answer). */
+  calls: number;
+  /** Milliseconds the calling thread spent waiting for answers, all calls together. */
+  waitMs: number;
+  /** Calls by statement text (first 80 characters), when `FRAMEWORK_PG_TRACE` is set. */
+  bySql?: Record<string, number>;
+}
+
+const counts: BridgeCounts = { calls: 0, waitMs: 0 };
+const tracing = (() => {
+  try {
+    return Deno.env.get("FRAMEWORK_PG_TRACE") !== undefined;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The calls this process's PostgreSQL connections made and how long they waited, since it started.
+ *
+ * @returns A copy of the counters.
+ */
+export function bridgeCounts(): BridgeCounts {
+  return { ...counts, ...(counts.bySql ? { bySql: { ...counts.bySql } } : {}) };
+}
+
 /** The advisory lock every explicit transaction takes (SQLite's `BEGIN IMMEDIATE`). */
 export const TRANSACTION_LOCK = 0x6869_7665; // "hive"
 
@@ -39,6 +67,23 @@ export interface PgConnection extends SqlConnection {
     sql: string,
     args?: readonly SqlValue[],
   ): { rows: Record<string, unknown>[]; count: number };
+  /**
+   * Sends a statement with `$n` parameters without waiting for its answer: it goes down the same
+   * connection in order, so the next waited call's answer comes after it (one round trip for both).
+   * Its failure is kept under `tag` for {@link PgConnection.settle}; a later `send` of the same tag
+   * throws it.
+   *
+   * @throws FrameworkError (503) at once while the database is down, or the tag's earlier failure.
+   */
+  send(tag: string, sql: string, args?: readonly SqlValue[]): void;
+  /**
+   * Waits for the statements sent under `tag` (usually answered already, behind a later waited call)
+   * and forgets the tag.
+   *
+   * @returns The first of them that failed, as the error a waited call would have thrown, or
+   * undefined when all went in.
+   */
+  settle(tag: string): FrameworkError | undefined;
 }
 
 /**
@@ -118,7 +163,25 @@ export function openPostgres(
   /** Why the database last counted as lost (said again while it is down). */
   let lastLoss = "";
 
-  const call = (req: PgCall, timeoutMs = answerTimeoutMs): PgAnswer => {
+  /** Statements sent without waiting: their ids and tags, how many of each tag are unanswered. */
+  const sent = new Map<number, string>();
+  const unanswered = new Map<string, number>();
+  const failures = new Map<string, FrameworkError>();
+  /** Records the answer of a sent statement (a waited call's answer is returned instead). */
+  const took = (answer: PgAnswer): void => {
+    const tag = sent.get(answer.id);
+    if (tag === undefined) return; // the late answer of a call that timed out
+    sent.delete(answer.id);
+    unanswered.set(tag, unanswered.get(tag)! - 1);
+    if (answer.error !== undefined && !failures.has(tag)) {
+      try {
+        unwrap(answer, "(a statement sent without waiting)");
+      } catch (err) {
+        failures.set(tag, err as FrameworkError);
+      }
+    }
+  };
+  const post = (req: PgCall): number => {
     if (!open) throw new FrameworkError("internal", `The hive connection to ${where} is closed`);
     // While the database is down, fail at once. Closing, and ending a transaction (which the lost
     // connection took with it: the worker answers that without the database), still go through.
@@ -128,25 +191,76 @@ export function openPostgres(
       throw hiveUnavailable(where, `${lastLoss}; reconnecting`);
     }
     const id = nextId = nextId >= 0x7fff_ffff ? 1 : nextId + 1;
-    Atomics.store(signal, FLAG.answered, 0);
-    port1.postMessage({ ...req, id });
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const got = receiveMessageOnPort(port1);
-      if (got) {
-        const answer = got.message as PgAnswer;
-        if (answer.id === id) return answer;
-        continue; // the late answer of a call that timed out
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        lastLoss = `no answer in ${timeoutMs / 1000} s`;
-        Atomics.store(signal, FLAG.down, 1);
-        port1.postMessage({ op: "reset", id: 0 });
-        throw hiveUnavailable(where, lastLoss);
-      }
-      Atomics.wait(signal, FLAG.answered, 0, Math.min(left, 50));
+    counts.calls += 1;
+    if (tracing && "sql" in req) {
+      const key = req.sql.slice(0, 80);
+      (counts.bySql ??= {})[key] = (counts.bySql[key] ?? 0) + 1;
     }
+    port1.postMessage({ ...req, id });
+    return id;
+  };
+  /**
+   * Waits until `done` says so, taking answers as they come (`mine` is the id whose answer is
+   * returned). The flag is lowered before the port is read, so an answer posted after the read
+   * wakes the wait (the worker posts, then raises the flag).
+   */
+  const await_ = (timeoutMs: number, mine: number, done: () => boolean): PgAnswer | undefined => {
+    const t0 = performance.now();
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        if (done()) return undefined;
+        Atomics.store(signal, FLAG.answered, 0);
+        const got = receiveMessageOnPort(port1);
+        if (got) {
+          const answer = got.message as PgAnswer;
+          if (answer.id === mine) return answer;
+          took(answer);
+          continue;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          lastLoss = `no answer in ${timeoutMs / 1000} s`;
+          Atomics.store(signal, FLAG.down, 1);
+          port1.postMessage({ op: "reset", id: 0 });
+          throw hiveUnavailable(where, lastLoss);
+        }
+        Atomics.wait(signal, FLAG.answered, 0, Math.min(left, 50));
+      }
+    } finally {
+      counts.waitMs += performance.now() - t0;
+    }
+  };
+  const call = (req: PgCall, timeoutMs = answerTimeoutMs): PgAnswer =>
+    await_(timeoutMs, post(req), () => false)!;
+  /** Takes the answers already there without waiting. */
+  const drain = () => {
+    for (let got = receiveMessageOnPort(port1); got; got = receiveMessageOnPort(port1)) {
+      took(got.message as PgAnswer);
+    }
+  };
+  const send = (tag: string, sql: string, args: readonly SqlValue[] = []) => {
+    drain();
+    const failed = failures.get(tag);
+    if (failed) throw failed;
+    const id = post({ op: "query", sql, args: bind(args) });
+    sent.set(id, tag);
+    unanswered.set(tag, (unanswered.get(tag) ?? 0) + 1);
+  };
+  const settle = (tag: string): FrameworkError | undefined => {
+    try {
+      if (unanswered.get(tag) && !open) {
+        throw new FrameworkError("internal", `The hive connection to ${where} is closed`);
+      }
+      if (unanswered.has(tag)) await_(answerTimeoutMs, 0, () => unanswered.get(tag) === 0);
+    } catch (err) {
+      if (!failures.has(tag)) failures.set(tag, err as FrameworkError);
+    }
+    const failed = failures.get(tag);
+    failures.delete(tag);
+    unanswered.delete(tag);
+    for (const [id, t] of sent) if (t === tag) sent.delete(id);
+    return failed;
   };
   const unwrap = (answer: PgAnswer, sql: string) => {
     if (answer.error === undefined) return answer;
@@ -178,6 +292,8 @@ export function openPostgres(
     },
     query,
     exec,
+    send,
+    settle,
     prepare(sql: string): SqlStatement {
       let text = translated.get(sql);
       if (text === undefined) {

@@ -13,7 +13,9 @@ import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
 import { createJournal, type JournalWriter } from "../journal/writer.ts";
-import { copyJournalFile, journalCopier } from "../journal/hive_copy.ts";
+import { copyJournalFile } from "../journal/hive_copy.ts";
+import { isPgHive } from "../hive/open.ts";
+import { journalCopyFailure, journalLineSender } from "../hive/journal_lines.ts";
 import { isHiveUnavailable } from "../errors.ts";
 import { retryWhenHiveBack } from "../hive/retry.ts";
 import { failureSignature } from "../failure_signature.ts";
@@ -53,7 +55,12 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   const db = openHive();
   let journal: JournalWriter;
   try {
-    journal = createJournal(trace_path, spec.logging?.redact, journalCopier(db, run_id));
+    // On PostgreSQL the hive keeps a copy of the lines, sent without waiting (the end waits).
+    journal = createJournal(
+      trace_path,
+      spec.logging?.redact,
+      isPgHive(db) ? journalLineSender(db, run_id) : undefined,
+    );
   } catch (err) {
     throw journalCreateError(err, spec.logging?.trace_dir);
   }
@@ -93,13 +100,21 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     // finished once the journal and its row are both durable.
     const durable = journal.close();
     const head = { head_hash: journal.head(), events: journal.count() };
-    // A run whose journal could not be copied to the hive is reported as one that lost it.
-    let reported = journal.copyFailed()
-      ? lostHive(r, "the hive's database was lost while the run wrote its journal")
-      : r;
+    // A run whose journal could not be copied to the hive is reported as one that lost it. The
+    // copy's last lines travel with the end's update, which is recorded only over a whole copy.
+    let copyLost = journal.copyFailed();
+    let reported = copyLost ? lostHive(r, COPY_LOST) : r;
     try {
-      finishRun(openHive(), reported, head);
+      const hive = openHive();
+      const recorded = finishRun(hive, reported, head, { whole: !copyLost });
+      if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
+      if (!recorded) {
+        copyLost = true;
+        reported = lostHive(r, COPY_LOST);
+        finishRun(hive, reported, head);
+      }
     } catch (err) {
+      if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
       if (!isHiveUnavailable(err)) {
         console.error(
           `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
@@ -109,7 +124,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
         // once the database is back.
         reported = lostHive(reported, (err as Error).message);
         const end = reported;
-        retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), end, head));
+        retryWhenHiveBack(`the end of ${run_id}`, () => void finishRun(openHive(), end, head));
       }
     }
     try {
@@ -117,7 +132,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     } finally {
       events.close();
     }
-    if (journal.copyFailed()) {
+    if (copyLost) {
       retryWhenHiveBack(
         `the journal of ${run_id}`,
         async () => void await copyJournalFile(openHive(), run_id, trace_path),
@@ -147,6 +162,9 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
  * @param message The database's error.
  * @returns The result to report (and record once the database is back).
  */
+/** Why a run whose journal's copy in the hive is not whole is reported as one that lost the hive. */
+const COPY_LOST = "the hive's database was lost while the run wrote its journal";
+
 function lostHive(r: RunResult, message: string): RunResult {
   return {
     ...r,
