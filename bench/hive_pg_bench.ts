@@ -3,6 +3,11 @@
  * - `POST /run` (a scripted model, so the hive and the journal are the work) with `wrk` at 16
  *   connections for one control-plane process on SQLite, one on PostgreSQL, and two processes on one
  *   PostgreSQL (8 connections each, at the same time: runs/s summed, the worse p99), medians of 3;
+ *   beside them, where the CPU went per run (bench/process_cpu.ts: the control planes' main threads
+ *   and their other threads, the PostgreSQL server's processes, wrk), how busy the machine's cores
+ *   were (every process on them, other work included), and on PostgreSQL the bridge's waited round
+ *   trips per run and the time a process's main thread spent blocked in them — so the reader sees
+ *   whether one process was waiting (a second would scale) or the cores were saturated;
  * - authenticated `GET /stats` with 1,000,000 runs in the PostgreSQL hive (seeded in SQL,
  *   bench/seed_runs_pg.ts), one connection: p50 and p99 (target: p50 under 20 ms).
  *
@@ -21,6 +26,8 @@ import { frameworkFlags, type ServerProcess, startServer } from "./server_proces
 import { checkSeededAggregates, seedRunsPg } from "./seed_runs_pg.ts";
 import { median, wrk, type WrkResult } from "./wrk.ts";
 import { benchTempDir } from "./temp_dirs.ts";
+import { cpuBetween, machineCpu, postgresPids, threadCpu } from "./process_cpu.ts";
+import type { BridgeCounts } from "../lib/pg/connection.ts";
 
 const ROUNDS = 3;
 const SECONDS = 5;
@@ -61,13 +68,35 @@ export async function run(): Promise<void> {
     try {
       await load(servers, headers, 1); // warm-up
       const rounds: WrkResult[] = [];
+      const cpu = cpuProbe(servers, pg.dataDir);
       for (let i = 0; i < ROUNDS; i++) rounds.push(await load(servers, headers, SECONDS));
+      const used = await cpu.stop(rounds.reduce((a, r) => a + (r.cpu_ms ?? 0), 0));
+      const runs = rounds.reduce((a, r) => a + r.rps * SECONDS, 0);
+      const perRun = (ms: number) => fmt(ms / runs, " ms");
       report(`POST /run, ${CONNECTIONS} conn., ${name}`, {
         "runs/s": fmt(median(rounds.map((r) => r.rps))),
         p50: fmt(median(rounds.map((r) => r.p50_ms)), " ms"),
         p99: fmt(median(rounds.map((r) => r.p99_ms)), " ms"),
         ...(rounds.some((r) => r.errors)
           ? { errors: String(rounds.reduce((a, r) => a + r.errors, 0)) }
+          : {}),
+      });
+      report(`  CPU per run, ${name}`, {
+        all: perRun(used.main + used.other + used.postgres + used.wrk),
+        "plane main": perRun(used.main),
+        "plane other threads": perRun(used.other),
+        postgres: perRun(used.postgres),
+        wrk: perRun(used.wrk),
+      });
+      report(`  cores busy (of ${navigator.hardwareConcurrency}), ${name}`, {
+        ours: fmt((used.main + used.other + used.postgres + used.wrk) / used.wallMs),
+        "whole machine": fmt(used.machineBusyMs / used.wallMs),
+        ...(env.FRAMEWORK_HIVE_URL
+          ? {
+            "waited calls/run": fmt(used.calls / runs),
+            "main blocked/run": perRun(used.waitMs),
+            "main thread busy": `${fmt((used.main + used.waitMs) / used.wallMs / n * 100)} %`,
+          }
           : {}),
       });
     } finally {
@@ -134,5 +163,67 @@ async function load(
     p50_ms: Math.max(...each.map((r) => r.p50_ms)),
     p99_ms: Math.max(...each.map((r) => r.p99_ms)),
     errors: each.reduce((a, r) => a + r.errors, 0),
+    cpu_ms: each.reduce((a, r) => a + (r.cpu_ms ?? 0), 0),
+  };
+}
+
+/** What the processes of a load used between {@link cpuProbe} and its `stop`, in milliseconds. */
+interface CpuUsed {
+  /** The control planes' main threads. */
+  main: number;
+  /** Their other threads (the PostgreSQL bridge's worker, V8's helpers, the HTTP runtime). */
+  other: number;
+  /** Every process of the PostgreSQL server. */
+  postgres: number;
+  wrk: number;
+  /** Every core's busy time, all processes of the machine. */
+  machineBusyMs: number;
+  wallMs: number;
+  /** Round trips the planes waited for, and the time their main threads waited in them. */
+  calls: number;
+  waitMs: number;
+}
+
+/** Starts measuring the CPU of the servers and the PostgreSQL cluster; `stop` adds wrk's. */
+function cpuProbe(servers: ServerProcess[], pgData: string) {
+  const threads = () => [
+    ...servers.flatMap((s) => threadCpu(s.pid)),
+    ...postgresPids(pgData).flatMap(threadCpu),
+  ];
+  const bridge = () =>
+    Promise.all(
+      servers.map(async (s) =>
+        (await (await fetch(`http://127.0.0.1:${s.port}/__bench/pg`)).json()) as BridgeCounts
+      ),
+    );
+  const sum = (b: BridgeCounts[], k: "calls" | "waitMs") => b.reduce((a, x) => a + x[k], 0);
+  const start = (async () => ({
+    bridge: await bridge(),
+    threads: threads(),
+    machine: machineCpu(),
+    at: performance.now(),
+  }))();
+  return {
+    async stop(wrkMs: number): Promise<CpuUsed> {
+      const t0 = await start;
+      const t1 = threads();
+      const machine = machineCpu();
+      const wallMs = performance.now() - t0.at;
+      const b1 = await bridge();
+      const planes = new Set(servers.map((s) => s.pid));
+      const used = { main: 0, other: 0, postgres: 0 };
+      for (const t of cpuBetween(t0.threads, t1)) {
+        const k = !planes.has(t.pid) ? "postgres" : t.tid === t.pid ? "main" : "other";
+        used[k] += t.ms;
+      }
+      return {
+        ...used,
+        wrk: wrkMs,
+        machineBusyMs: machine.busyMs - t0.machine.busyMs,
+        wallMs,
+        calls: sum(b1, "calls") - sum(t0.bridge, "calls"),
+        waitMs: sum(b1, "waitMs") - sum(t0.bridge, "waitMs"),
+      };
+    },
   };
 }

@@ -14,6 +14,8 @@ export interface WrkResult {
   p99_ms: number;
   /** Non-2xx/3xx answers and socket errors (a correct run has none). */
   errors: number;
+  /** CPU `wrk` itself used, user + system, milliseconds (when measured). */
+  cpu_ms?: number;
 }
 
 let ensured: Promise<string> | undefined;
@@ -79,11 +81,25 @@ export async function wrk(
     ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
     url,
   ];
-  const out = await new Deno.Command(exe, { args, stdout: "piped", stderr: "piped" }).output()
+  // Through `sh`, which then prints its own /proc stat: its children's CPU (cutime, cstime) is wrk's.
+  const out = await new Deno.Command("sh", {
+    args: ["-c", '"$0" "$@" && read s < /proc/$$/stat && echo "wrk-cpu: $s"', exe, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output()
     .finally(() => script && Deno.remove(script).catch(() => {}));
   const text = new TextDecoder().decode(out.stdout);
   if (!out.success) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
-  return parseWrk(text);
+  return { ...parseWrk(text), ...wrkCpu(text) };
+}
+
+/** wrk's CPU from the `wrk-cpu:` line (its shell's `/proc` stat: cutime and cstime, in ticks). */
+function wrkCpu(text: string): { cpu_ms?: number } {
+  const stat = /^wrk-cpu: (.*)$/m.exec(text)?.[1];
+  if (!stat) return {};
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the name: field 3 (state) is f[0]; cutime and cstime are fields 16 and 17.
+  return { cpu_ms: (Number(f[13]) + Number(f[14])) * 10 };
 }
 
 /**

@@ -9,6 +9,7 @@
  * flushes the runs asked for and how many were made.
  */
 import { flushCounts } from "../../lib/fs/group_flush.ts";
+import { bridgeCounts } from "../../lib/pg/connection.ts";
 import { authorizedKeysPath } from "../../lib/paths.ts";
 import { trustGate } from "../../lib/trust/trust_gate.ts";
 import { createControlPlane } from "../../routes/control_plane.ts";
@@ -25,6 +26,7 @@ Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
   (request) => {
     if (new URL(request.url).pathname === "/__bench/flushes") return Response.json(flushCounts());
+    if (new URL(request.url).pathname === "/__bench/pg") return Response.json(bridgeCounts());
     if (gc && new URL(request.url).pathname === "/__bench/memory") {
       gc();
       return Response.json(Deno.memoryUsage());

@@ -58,6 +58,54 @@ export function copyJournalLines(
   first = 1,
 ): number {
   let n = 0;
+  for (const [sql, args] of lineInserts(runId, lines, first)) n += db.query(sql, args).count;
+  return n;
+}
+
+/**
+ * The line sink of a run's journal writer on a PostgreSQL hive: each batch is sent without waiting
+ * for its answer (lib/pg/connection.ts `send`), so a run's lines cost it no round trip of their own
+ * — the last batch goes down the connection together with the run's end, which
+ * `finishRun` (lib/hive/runs.ts) records only when the hive holds every line. A batch that failed
+ * makes the next one throw (the writer then stops copying); {@link journalCopyFailure} tells the
+ * end of the run.
+ *
+ * @param db The hive (PostgreSQL).
+ * @param runId The run.
+ * @returns The sink (`first` is the seq of the first of `lines`).
+ */
+export function journalLineSender(
+  db: PgConnection,
+  runId: string,
+): (first: number, lines: string[]) => void {
+  return (first, lines) => {
+    for (const [sql, args] of lineInserts(runId, lines, first)) db.send(copyTag(runId), sql, args);
+  };
+}
+
+/**
+ * Whether the batches {@link journalLineSender} sent for a run all went in: waits for the ones not
+ * answered yet (none, after a later waited statement) and forgets them.
+ *
+ * @param db The hive (PostgreSQL).
+ * @param runId The run.
+ * @returns The first failure, or undefined.
+ */
+export function journalCopyFailure(db: PgConnection, runId: string): Error | undefined {
+  return db.settle(copyTag(runId));
+}
+
+function copyTag(runId: string): string {
+  return `journal:${runId}`;
+}
+
+/** The multi-row inserts of {@link copyJournalLines}: text and arguments. */
+function lineInserts(
+  runId: string,
+  lines: readonly string[],
+  first: number,
+): [string, SqlValue[]][] {
+  const out: [string, SqlValue[]][] = [];
   for (let start = 0; start < lines.length; start += LINES_PER_STATEMENT) {
     const part = lines.slice(start, start + LINES_PER_STATEMENT);
     const args: SqlValue[] = [runId];
@@ -65,14 +113,14 @@ export function copyJournalLines(
       args.push(first + start + i, line);
       return `($1, $${args.length - 1}, $${args.length})`;
     });
-    n += db.query(
+    out.push([
       `INSERT INTO journal_lines (run_id, seq, line) VALUES ${
         tuples.join(", ")
       } ON CONFLICT DO NOTHING`,
       args,
-    ).count;
+    ]);
   }
-  return n;
+  return out;
 }
 
 /** Lines per statement of {@link copyJournalLines}. */

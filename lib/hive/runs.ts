@@ -10,7 +10,7 @@ import { ownProcess } from "../process_identity.ts";
 import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
-import type { Hive } from "./open.ts";
+import { type Hive, isPgHive } from "./open.ts";
 import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import { addThreadTurn, endThreadTurn } from "./threads.ts";
@@ -125,37 +125,53 @@ function writeRunRow(db: Hive, r: Parameters<typeof insertRun>[1]): void {
 }
 
 /**
- * Records a run's end.
+ * Records a run's end. With `whole` on a PostgreSQL hive, only when the hive's copy of its journal
+ * holds all `journal.events` lines (checked in the same statement, so the lines sent without waiting
+ * just before it — lib/hive/journal_lines.ts — travel with it in one round trip, and an end is never
+ * recorded over a copy that lacks lines).
  *
  * @param db The hive.
  * @param result The run result.
  * @param journal The journal's head hash and event count.
+ * @param options `whole`: require the hive's copy of the journal to be complete (PostgreSQL only).
+ * @returns False when `whole` refused it (the copy lacks lines; nothing was written), else true.
  */
 export function finishRun(
   db: Hive,
   result: RunResult,
   journal: { head_hash: string; events: number },
-): void {
+  options: { whole?: boolean } = {},
+): boolean {
+  const whole = options.whole === true && isPgHive(db);
   if (result.thread_id) {
     const threadId = result.thread_id;
-    inTransaction(db, () => {
-      writeRunEnd(db, result, journal);
-      endThreadTurn(db, threadId, result.run_id, result.output, result.ended_at);
-    });
-  } else writeRunEnd(db, result, journal);
+    const refused = new Error("the journal's copy is not whole");
+    try {
+      inTransaction(db, () => {
+        if (!writeRunEnd(db, result, journal, whole)) throw refused;
+        endThreadTurn(db, threadId, result.run_id, result.output, result.ended_at);
+      });
+    } catch (err) {
+      if (err === refused) return false;
+      throw err;
+    }
+    return true;
+  }
+  return writeRunEnd(db, result, journal, whole) || !whole;
 }
 
+/** The end's update; with `whole`, only when the hive holds every line. Whether a row changed. */
 function writeRunEnd(
   db: Hive,
   result: RunResult,
   journal: { head_hash: string; events: number },
-): void {
-  statement(
-    db,
+  whole: boolean,
+): boolean {
+  const set =
     `UPDATE runs SET status = ?, output_excerpt = ?, cost_usd = ?, turns = ?, ended_at = ?, duration_ms = ?,
        head_hash = ?, events = ?, failure_signature = ?, error = ?, owner_pid = NULL, owner_start = NULL
-     WHERE run_id = ?`,
-  ).run(
+     WHERE run_id = ?`;
+  const args = [
     result.status,
     excerpt(result.output),
     result.cost_usd,
@@ -167,7 +183,12 @@ function writeRunEnd(
     result.failure_signature,
     result.error ? runErrorText(result.error) : null,
     result.run_id,
-  );
+  ];
+  if (!whole) return Number(statement(db, set).run(...args).changes) > 0;
+  return Number(
+    statement(db, `${set} AND (SELECT count(*) FROM journal_lines WHERE run_id = ?) = ?`)
+      .run(...args, result.run_id, journal.events).changes,
+  ) > 0;
 }
 
 /**

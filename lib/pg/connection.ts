@@ -3,7 +3,7 @@
  * `get`/`all`/`run`, `exec`, `close`), so the hive's code and its callers stay synchronous whichever
  * store they have. A worker thread owns the client (lib/pg/worker.ts); each call posts its request
  * and sleeps on a shared flag until the answer is there (`Atomics.wait`, the technique of npm
- * `synckit`). Statements are translated from SQLite's dialect once per text (lib/pg/dialect.ts).
+ * `synckit`; lib/pg/bridge.ts). Statements are translated from SQLite's dialect once per text (lib/pg/dialect.ts).
  * `BEGIN IMMEDIATE` takes a transaction-scoped advisory lock on the hive, which serializes explicit
  * transactions across processes as SQLite's write lock does; single statements rely on row locks.
  *
@@ -16,11 +16,14 @@
  * @module
  */
 
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { FrameworkError, hiveUnavailable } from "../errors.ts";
+import { MessageChannel, Worker } from "node:worker_threads";
+import { FrameworkError } from "../errors.ts";
 import type { SqlChanges, SqlConnection, SqlStatement, SqlValue } from "../sqlite/statements.ts";
 import { toPostgres } from "./dialect.ts";
-import { FLAG, FLAG_BYTES, type PgAnswer, type PgCall, type TxStep } from "./protocol.ts";
+import { FLAG_BYTES, type TxStep } from "./protocol.ts";
+import { bind, createBridge } from "./bridge.ts";
+
+export { type BridgeCounts, bridgeCounts } from "./bridge.ts";
 
 /** How long one call waits for its answer, by default, before the database counts as unavailable. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -39,6 +42,23 @@ export interface PgConnection extends SqlConnection {
     sql: string,
     args?: readonly SqlValue[],
   ): { rows: Record<string, unknown>[]; count: number };
+  /**
+   * Sends a statement with `$n` parameters without waiting for its answer: it goes down the same
+   * connection in order, so the next waited call's answer comes after it (one round trip for both).
+   * Its failure is kept under `tag` for {@link PgConnection.settle}; a later `send` of the same tag
+   * throws it.
+   *
+   * @throws FrameworkError (503) at once while the database is down, or the tag's earlier failure.
+   */
+  send(tag: string, sql: string, args?: readonly SqlValue[]): void;
+  /**
+   * Waits for the statements sent under `tag` (usually answered already, behind a later waited call)
+   * and forgets the tag.
+   *
+   * @returns The first of them that failed, as the error a waited call would have thrown, or
+   * undefined when all went in.
+   */
+  settle(tag: string): FrameworkError | undefined;
 }
 
 /**
@@ -80,10 +100,6 @@ function txStep(sql: string): TxStep | undefined {
   return word.startsWith("BEGIN") ? "begin" : word === "ROLLBACK" ? "rollback" : "commit";
 }
 
-function bind(args: readonly SqlValue[]): unknown[] {
-  return args.map((a) => typeof a === "bigint" ? String(a) : a);
-}
-
 /**
  * Opens a connection and checks that the database answers.
  *
@@ -112,54 +128,14 @@ export function openPostgres(
     transferList: [port2],
   });
   worker.unref();
-  let open = true;
-  let nextId = 0;
   const translated = new Map<string, string>();
-  /** Why the database last counted as lost (said again while it is down). */
-  let lastLoss = "";
-
-  const call = (req: PgCall, timeoutMs = answerTimeoutMs): PgAnswer => {
-    if (!open) throw new FrameworkError("internal", `The hive connection to ${where} is closed`);
-    // While the database is down, fail at once. Closing, and ending a transaction (which the lost
-    // connection took with it: the worker answers that without the database), still go through.
-    const needsDatabase = req.op === "query" ||
-      (req.op === "exec" && (req.tx === undefined || req.tx === "begin"));
-    if (needsDatabase && Atomics.load(signal, FLAG.down) === 1) {
-      throw hiveUnavailable(where, `${lastLoss}; reconnecting`);
-    }
-    const id = nextId = nextId >= 0x7fff_ffff ? 1 : nextId + 1;
-    Atomics.store(signal, FLAG.answered, 0);
-    port1.postMessage({ ...req, id });
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const got = receiveMessageOnPort(port1);
-      if (got) {
-        const answer = got.message as PgAnswer;
-        if (answer.id === id) return answer;
-        continue; // the late answer of a call that timed out
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        lastLoss = `no answer in ${timeoutMs / 1000} s`;
-        Atomics.store(signal, FLAG.down, 1);
-        port1.postMessage({ op: "reset", id: 0 });
-        throw hiveUnavailable(where, lastLoss);
-      }
-      Atomics.wait(signal, FLAG.answered, 0, Math.min(left, 50));
-    }
-  };
-  const unwrap = (answer: PgAnswer, sql: string) => {
-    if (answer.error === undefined) return answer;
-    if (answer.error.lost) {
-      lastLoss = answer.error.message;
-      throw hiveUnavailable(where, answer.error.message);
-    }
-    throw new FrameworkError(
-      "internal",
-      `The hive's database refused a statement: ${answer.error.message}`,
-      { code: answer.error.code, sql: sql.slice(0, 200) },
-    );
-  };
+  const { call, send, settle, unwrap, closed } = createBridge(
+    port1,
+    signal,
+    where,
+    answerTimeoutMs,
+  );
+  let open = true;
   const query = (sql: string, args: readonly SqlValue[] = []) => {
     const a = unwrap(call({ op: "query", sql, args: bind(args) }), sql);
     return { rows: a.rows!, count: a.count! };
@@ -178,6 +154,8 @@ export function openPostgres(
     },
     query,
     exec,
+    send,
+    settle,
     prepare(sql: string): SqlStatement {
       let text = translated.get(sql);
       if (text === undefined) {
@@ -197,6 +175,7 @@ export function openPostgres(
         call({ op: "close" });
       } catch { /* closing anyway */ }
       open = false;
+      closed();
       port1.close();
       void worker.terminate();
     },

@@ -7,13 +7,14 @@
  * @module
  */
 
-import { openHive } from "../hive/open.ts";
+import { isPgHive, openHive } from "../hive/open.ts";
 import { commitGrouped } from "../hive/group_commit.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
 import { journalCreateError } from "../journal/trace_dir.ts";
 import { createJournal, type JournalWriter } from "../journal/writer.ts";
-import { copyJournalFile, journalCopier } from "../journal/hive_copy.ts";
+import { copyJournalFile } from "../journal/hive_copy.ts";
+import { journalCopyFailure, journalLineSender } from "../hive/journal_lines.ts";
 import { isHiveUnavailable } from "../errors.ts";
 import { retryWhenHiveBack } from "../hive/retry.ts";
 import { failureSignature } from "../failure_signature.ts";
@@ -53,7 +54,12 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   const db = openHive();
   let journal: JournalWriter;
   try {
-    journal = createJournal(trace_path, spec.logging?.redact, journalCopier(db, run_id));
+    // On PostgreSQL the hive keeps a copy of the lines, sent without waiting (the end waits).
+    journal = createJournal(
+      trace_path,
+      spec.logging?.redact,
+      isPgHive(db) ? journalLineSender(db, run_id) : undefined,
+    );
   } catch (err) {
     throw journalCreateError(err, spec.logging?.trace_dir);
   }
@@ -94,16 +100,23 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     const durable = journal.close();
     durable.catch(() => {}); // awaited below, after the hive's write (which may wait for a flush)
     const head = { head_hash: journal.head(), events: journal.count() };
-    // A run whose journal could not be copied to the hive is reported as one that lost it.
-    let reported = journal.copyFailed()
-      ? lostHive(r, "the hive's database was lost while the run wrote its journal")
-      : r;
+    // A run whose journal could not be copied to the hive is reported as one that lost it. The
+    // copy's last lines travel with the end's update, which is recorded only over a whole copy.
+    let copyLost = journal.copyFailed();
+    let reported = copyLost ? lostHive(r, COPY_LOST) : r;
     // The finishing write is committed with the other runs ending meanwhile, in one transaction,
     // and made durable by their shared flush of the log (lib/hive/group_commit.ts).
-    const end = commitGrouped((hive) => finishRun(hive, reported, head));
+    const end = commitGrouped((hive) => {
+      if (finishRun(hive, reported, head, { whole: !copyLost })) return;
+      copyLost = true;
+      reported = lostHive(r, COPY_LOST);
+      finishRun(hive, reported, head);
+    });
     try {
       await end.written;
+      if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
     } catch (err) {
+      if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
       if (!isHiveUnavailable(err)) {
         console.error(
           `warning: could not record the end of ${run_id} in the hive: ${(err as Error).message}`,
@@ -113,7 +126,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
         // once the database is back.
         reported = lostHive(reported, (err as Error).message);
         const lost = reported;
-        retryWhenHiveBack(`the end of ${run_id}`, () => finishRun(openHive(), lost, head));
+        retryWhenHiveBack(`the end of ${run_id}`, () => void finishRun(openHive(), lost, head));
       }
     }
     try {
@@ -121,7 +134,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     } finally {
       events.close();
     }
-    if (journal.copyFailed()) {
+    if (copyLost) {
       retryWhenHiveBack(
         `the journal of ${run_id}`,
         async () => void await copyJournalFile(openHive(), run_id, trace_path),
@@ -151,6 +164,9 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
  * @param message The database's error.
  * @returns The result to report (and record once the database is back).
  */
+/** Why a run whose journal's copy in the hive is not whole is reported as one that lost the hive. */
+const COPY_LOST = "the hive's database was lost while the run wrote its journal";
+
 function lostHive(r: RunResult, message: string): RunResult {
   return {
     ...r,

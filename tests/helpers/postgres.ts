@@ -15,6 +15,8 @@ export interface TestCluster extends AsyncDisposable {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
   url: string;
   port: number;
+  /** The cluster's data folder (its `postmaster.pid` names the server's process). */
+  dataDir: string;
   /** Makes a fresh database and returns its URL. */
   createDatabase(name?: string): Promise<string>;
   /** Stops the server (fast shutdown), keeping its files, so a test can start it again. */
@@ -115,6 +117,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   return {
     url,
     port,
+    dataDir: data,
     async createDatabase(name = `t${Deno.pid}_${++counter}_${Date.now() % 1e6}`) {
       await sh(`${bin}/psql`, [
         "-h",
