@@ -108,7 +108,7 @@ export async function run(): Promise<void> {
     }
   }
 
-  await roundTrips(await pg.createDatabase(), pg.dataDir);
+  roundTrips(await pg.createDatabase(), pg.dataDir);
   if (Deno.env.get("HIVE_PG_BENCH_QUICK")) return;
 
   // /stats with a million runs in PostgreSQL.
@@ -159,7 +159,7 @@ export async function run(): Promise<void> {
  * `SELECT` of six columns by key, an `UPDATE` of one row): per statement, the wall time and the CPU
  * of the main thread, the process's other threads (the bridge's worker) and PostgreSQL.
  */
-async function roundTrips(url: string, pgData: string): Promise<void> {
+function roundTrips(url: string, pgData: string): void {
   const N = 5000;
   const db = openPostgres(url);
   try {
