@@ -8,8 +8,12 @@
  *   were (every process on them, other work included), and on PostgreSQL the bridge's waited round
  *   trips per run and the time a process's main thread spent blocked in them — so the reader sees
  *   whether one process was waiting (a second would scale) or the cores were saturated;
+ * - one statement's round trip through the bridge in this process, one after another: wall time and
+ *   the CPU of this process's main thread, its other threads (the bridge's worker) and PostgreSQL;
  * - authenticated `GET /stats` with 1,000,000 runs in the PostgreSQL hive (seeded in SQL,
  *   bench/seed_runs_pg.ts), one connection: p50 and p99 (target: p50 under 20 ms).
+ *
+ * `HIVE_PG_BENCH_QUICK=1` leaves out the million runs (their seeding takes minutes).
  *
  * @module
  */
@@ -19,7 +23,7 @@ import { generateKey } from "../lib/keys/key_files.ts";
 import { authorizeKey } from "../lib/keys/key_store.ts";
 import { signToken } from "../lib/keys/tokens.ts";
 import { closeHives, openHive } from "../lib/hive/open.ts";
-import type { PgConnection } from "../lib/pg/connection.ts";
+import { openPostgres, type PgConnection } from "../lib/pg/connection.ts";
 import { startTestCluster } from "../tests/helpers/postgres.ts";
 import { fmt, report } from "./measure.ts";
 import { frameworkFlags, type ServerProcess, startServer } from "./server_process.ts";
@@ -104,6 +108,9 @@ export async function run(): Promise<void> {
     }
   }
 
+  roundTrips(await pg.createDatabase(), pg.dataDir);
+  if (Deno.env.get("HIVE_PG_BENCH_QUICK")) return;
+
   // /stats with a million runs in PostgreSQL.
   const sample = openHive(await pg.createDatabase()) as PgConnection;
   const differ = checkSeededAggregates(sample, { id: "x", dir: "/h/x" }, 2000);
@@ -144,6 +151,52 @@ export async function run(): Promise<void> {
     });
   } finally {
     await plane!.stop();
+  }
+}
+
+/**
+ * One statement's round trip through the bridge, one after another in this process (a one-row
+ * `SELECT` of six columns by key, an `UPDATE` of one row): per statement, the wall time and the CPU
+ * of the main thread, the process's other threads (the bridge's worker) and PostgreSQL.
+ */
+function roundTrips(url: string, pgData: string): void {
+  const N = 5000;
+  const db = openPostgres(url);
+  try {
+    db.exec(
+      "CREATE TABLE t (id text PRIMARY KEY, n bigint, status text, created_at text, body text, cost double precision)",
+    );
+    const insert = db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)");
+    for (let i = 0; i < 100; i++) {
+      insert.run(`r${i}`, i, "success", new Date().toISOString(), "x".repeat(100), 0.5);
+    }
+    const select = db.prepare("SELECT id, n, status, created_at, body, cost FROM t WHERE id = ?");
+    const update = db.prepare("UPDATE t SET n = n + 1 WHERE id = ?");
+    for (let i = 0; i < 500; i++) select.get(`r${i % 100}`); // warm-up
+    const threads = () => [...threadCpu(Deno.pid), ...postgresPids(pgData).flatMap(threadCpu)];
+    const kinds: [string, (i: number) => unknown][] = [
+      ["SELECT one row", (i) => select.get(`r${i % 100}`)],
+      ["UPDATE one row", (i) => update.run(`r${i % 100}`)],
+    ];
+    for (const [name, once] of kinds) {
+      const t0 = threads();
+      const at = performance.now();
+      for (let i = 0; i < N; i++) once(i);
+      const wall = performance.now() - at;
+      const used = { main: 0, other: 0, postgres: 0 };
+      for (const t of cpuBetween(t0, threads())) {
+        used[t.pid !== Deno.pid ? "postgres" : t.tid === t.pid ? "main" : "other"] += t.ms;
+      }
+      const us = (ms: number) => fmt(ms / N * 1000, " µs");
+      report(`one round trip, ${name}, in process`, {
+        wall: us(wall),
+        "main thread": us(used.main),
+        "other threads": us(used.other),
+        postgres: us(used.postgres),
+      });
+    }
+  } finally {
+    db.close();
   }
 }
 

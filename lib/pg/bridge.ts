@@ -1,6 +1,8 @@
 /**
- * The calling side of the bridge to a PostgreSQL worker thread (lib/pg/worker.ts): a call posts its
- * request and sleeps on the shared flag until its answer is there, bounded by the answer timeout
+ * The calling side of the bridge to a PostgreSQL worker thread (lib/pg/worker.ts): a call writes its
+ * request into shared memory (lib/pg/ring.ts; the message port when JSON would not carry its values
+ * exactly, the worker putting requests back in order by id) and sleeps on the shared flag until its
+ * answer is there, bounded by the answer timeout
  * (then the database counts as lost and the worker is told to start afresh); a statement may also be
  * sent without waiting, its answer taken by whichever wait comes next (answers come in order on the
  * worker's one connection) and its failure kept under a tag. lib/pg/connection.ts builds the
@@ -13,7 +15,15 @@ import { receiveMessageOnPort } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
 import { FrameworkError, hiveUnavailable } from "../errors.ts";
 import type { SqlValue } from "../sqlite/statements.ts";
-import { FLAG, type PgAnswer, type PgCall } from "./protocol.ts";
+import {
+  ANSWERS_RING,
+  FLAG,
+  jsonExact,
+  type PgAnswer,
+  type PgCall,
+  REQUESTS_RING,
+} from "./protocol.ts";
+import { ringOver } from "./ring.ts";
 
 /** What the bridges of this process have done (for benchmarks): calls, and time spent waiting. */
 export interface BridgeCounts {
@@ -70,20 +80,29 @@ export interface Bridge {
 }
 
 /**
- * The calling side of a bridge over a worker's port and shared flags.
+ * The calling side of a bridge over a worker's port and shared memory.
  *
  * @param port1 This side's port.
- * @param signal The shared flags (lib/pg/protocol.ts `FLAG`).
+ * @param memory The shared memory (lib/pg/protocol.ts `FLAG`, `SHARED_BYTES`).
  * @param where The database, for messages.
  * @param answerTimeoutMs How long a call waits by default.
  * @returns The bridge.
  */
 export function createBridge(
   port1: MessagePort,
-  signal: Int32Array,
+  memory: SharedArrayBuffer,
   where: string,
   answerTimeoutMs: number,
 ): Bridge {
+  const signal = new Int32Array(memory);
+  const requests = ringOver(memory, FLAG.requests, REQUESTS_RING.offset, REQUESTS_RING.capacity);
+  const answers = ringOver(memory, FLAG.answers, ANSWERS_RING.offset, ANSWERS_RING.capacity);
+  /** The next answer there, from the ring or the port, or undefined. */
+  const next = (): PgAnswer | undefined => {
+    const text = answers.shift();
+    if (text !== undefined) return JSON.parse(text);
+    return receiveMessageOnPort(port1)?.message as PgAnswer | undefined;
+  };
   let open = true;
   let nextId = 0;
   /** Why the database last counted as lost (said again while it is down). */
@@ -106,18 +125,30 @@ export function createBridge(
     if (needsDatabase && Atomics.load(signal, FLAG.down) === 1) {
       throw hiveUnavailable(where, `${lastLoss}; reconnecting`);
     }
+    const before = nextId;
     const id = nextId = nextId >= 0x7fff_ffff ? 1 : nextId + 1;
     if (tracing && "sql" in req) {
       const key = req.sql.slice(0, 80);
       (counts.bySql ??= {})[key] = (counts.bySql[key] ?? 0) + 1;
     }
-    port1.postMessage({ ...req, id });
+    const full = { ...req, id };
+    try {
+      if (
+        (req.op !== "query" || req.args.every(jsonExact)) && requests.push(JSON.stringify(full))
+      ) {
+        Atomics.add(signal, FLAG.asked, 1);
+        Atomics.notify(signal, FLAG.asked);
+      } else port1.postMessage(full);
+    } catch (err) {
+      nextId = before; // not sent: the worker, which takes requests in order of id, waits for none
+      throw err;
+    }
     return id;
   };
   /**
    * Waits until `done` says so, taking answers as they come (`mine` is the id whose answer is
-   * returned). The flag is lowered before the port is read, so an answer posted after the read
-   * wakes the wait (the worker posts, then raises the flag).
+   * returned). The flag is lowered before the ring and the port are read, so an answer written
+   * after the read wakes the wait (the worker writes, then raises the flag).
    */
   const await_ = (timeoutMs: number, mine: number, done: () => boolean): PgAnswer | undefined => {
     const t0 = performance.now();
@@ -126,9 +157,8 @@ export function createBridge(
       for (;;) {
         if (done()) return undefined;
         Atomics.store(signal, FLAG.answered, 0);
-        const got = receiveMessageOnPort(port1);
-        if (got) {
-          const answer = got.message as PgAnswer;
+        const answer = next();
+        if (answer) {
           if (answer.id === mine) return answer;
           took(answer);
           continue;
@@ -153,9 +183,7 @@ export function createBridge(
   };
   /** Takes the answers already there without waiting. */
   const drain = () => {
-    for (let got = receiveMessageOnPort(port1); got; got = receiveMessageOnPort(port1)) {
-      took(got.message as PgAnswer);
-    }
+    for (let answer = next(); answer; answer = next()) took(answer);
   };
   const send = (tag: string, sql: string, args: readonly SqlValue[] = []) => {
     drain();

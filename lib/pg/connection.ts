@@ -1,9 +1,9 @@
 /**
  * A synchronous PostgreSQL connection with the calls of `node:sqlite`'s `DatabaseSync` (`prepare` →
  * `get`/`all`/`run`, `exec`, `close`), so the hive's code and its callers stay synchronous whichever
- * store they have. A worker thread owns the client (lib/pg/worker.ts); each call posts its request
- * and sleeps on a shared flag until the answer is there (`Atomics.wait`, the technique of npm
- * `synckit`; lib/pg/bridge.ts). Statements are translated from SQLite's dialect once per text (lib/pg/dialect.ts).
+ * store they have. A worker thread owns the client (lib/pg/worker.ts); each call writes its request
+ * into shared memory and sleeps on a shared flag until the answer is there (`Atomics.wait`, the
+ * technique of npm `synckit`; lib/pg/bridge.ts, lib/pg/ring.ts). Statements are translated from SQLite's dialect once per text (lib/pg/dialect.ts).
  * `BEGIN IMMEDIATE` takes a transaction-scoped advisory lock on the hive, which serializes explicit
  * transactions across processes as SQLite's write lock does; single statements rely on row locks.
  *
@@ -20,7 +20,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import { FrameworkError } from "../errors.ts";
 import type { SqlChanges, SqlConnection, SqlStatement, SqlValue } from "../sqlite/statements.ts";
 import { toPostgres } from "./dialect.ts";
-import { FLAG_BYTES, type TxStep } from "./protocol.ts";
+import { SHARED_BYTES, type TxStep } from "./protocol.ts";
 import { bind, createBridge } from "./bridge.ts";
 
 export { type BridgeCounts, bridgeCounts } from "./bridge.ts";
@@ -120,8 +120,7 @@ export function openPostgres(
 ): PgConnection {
   const where = redactUrl(url);
   const answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
-  const flag = new SharedArrayBuffer(FLAG_BYTES);
-  const signal = new Int32Array(flag);
+  const flag = new SharedArrayBuffer(SHARED_BYTES);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL("./worker.ts", import.meta.url), {
     workerData: { url, flag, port: port2, connectTimeoutS: options.connectTimeoutS ?? 5 },
@@ -131,7 +130,7 @@ export function openPostgres(
   const translated = new Map<string, string>();
   const { call, send, settle, unwrap, closed } = createBridge(
     port1,
-    signal,
+    flag,
     where,
     answerTimeoutMs,
   );

@@ -26,16 +26,46 @@ export type PgAnswer =
   | { id: number; rows: Record<string, unknown>[]; count: number; error?: undefined }
   | { id: number; error: { message: string; code: string; lost: boolean } };
 
-/** The shared flags' slots (an `Int32Array` over a `SharedArrayBuffer` of {@link FLAG_BYTES}). */
+/**
+ * The shared memory's 32-bit slots (an `Int32Array` over a `SharedArrayBuffer` of
+ * {@link SHARED_BYTES}): the flags, then the positions of the two rings (lib/pg/ring.ts) that carry
+ * requests and answers whose values JSON keeps exactly; the others go by the message port.
+ */
 export const FLAG = {
   /** The id of the last request answered: the caller sleeps on it. */
   answered: 0,
   /** 1 while the database is out of reach: calls fail at once, the worker probes until it answers. */
   down: 1,
+  /** Bumped by the caller after each request it writes: the worker sleeps on it (`waitAsync`). */
+  asked: 2,
+  /** The requests' ring's two positions. */
+  requests: 4,
+  /** The answers' ring's two positions. */
+  answers: 6,
 } as const;
 
-/** The size of the shared flags. */
-export const FLAG_BYTES = 8;
+/** Where the requests' ring's bytes start, and its size (a journal batch fits). */
+export const REQUESTS_RING = { offset: 64, capacity: 256 * 1024 } as const;
+/** Where the answers' ring's bytes start, and its size. */
+export const ANSWERS_RING = {
+  offset: REQUESTS_RING.offset + REQUESTS_RING.capacity,
+  capacity: 1024 * 1024,
+} as const;
+
+/** The size of the shared memory. */
+export const SHARED_BYTES = ANSWERS_RING.offset + ANSWERS_RING.capacity;
+
+/**
+ * Whether JSON carries a value exactly (text, finite numbers, booleans, null): a request whose
+ * values all are goes through the ring, the others by the message port (structured clone).
+ *
+ * @param v The value.
+ * @returns True when `JSON.parse(JSON.stringify(v))` gives it back.
+ */
+export function jsonExact(v: unknown): boolean {
+  return v === null || typeof v === "string" || typeof v === "boolean" ||
+    (typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0));
+}
 
 /** Connection failures of the client and the server's "going away" SQLSTATEs (class 08, 57P0x). */
 const LOSS_CODES = new Set([

@@ -1,8 +1,11 @@
 /**
  * The thread that owns a process's PostgreSQL connection (npm `postgres`, one connection, so an
- * explicit transaction's statements all go to it). The calling thread posts one request at a time and
- * sleeps on a shared flag (`Atomics.wait`) until this thread has posted the answer and raised the
- * flag: lib/pg/connection.ts turns that into synchronous calls.
+ * explicit transaction's statements all go to it). The calling thread writes its requests into a ring
+ * in shared memory (lib/pg/ring.ts; by the message port when JSON would not carry their values
+ * exactly), bumps a counter this thread sleeps on (`Atomics.waitAsync`), and sleeps on a shared flag
+ * (`Atomics.wait`) until this thread has written the answer (the answers' ring, or the port likewise)
+ * and raised the flag: lib/pg/connection.ts turns that into synchronous calls. Requests are taken in
+ * order of id whichever way they came, so they reach the database in the order they were made.
  *
  * A lost database never leaves the caller waiting: a statement that finds the connection lost is
  * answered at once (the client's own growing reconnect delay is turned off), the shared `down` flag
@@ -15,8 +18,16 @@
 
 import postgres from "postgres";
 import { type MessagePort, workerData } from "node:worker_threads";
-import { FLAG, type PgAnswer, type PgRequest } from "./protocol.ts";
-import { isConnectionLoss } from "./protocol.ts";
+import {
+  ANSWERS_RING,
+  FLAG,
+  isConnectionLoss,
+  jsonExact,
+  type PgAnswer,
+  type PgRequest,
+  REQUESTS_RING,
+} from "./protocol.ts";
+import { ringOver } from "./ring.ts";
 
 /** How often a lost database is tried again. */
 const PROBE_MS = 250;
@@ -163,15 +174,58 @@ async function answer(req: Exclude<PgRequest, { op: "reset" }>): Promise<PgAnswe
   }
 }
 
-port.on("message", async (req: PgRequest) => {
+const requests = ringOver(flag, FLAG.requests, REQUESTS_RING.offset, REQUESTS_RING.capacity);
+const answers = ringOver(flag, FLAG.answers, ANSWERS_RING.offset, ANSWERS_RING.capacity);
+
+/** Whether JSON carries every value of an answer exactly (else it goes by the port). */
+function exact(out: PgAnswer): boolean {
+  if (out.error !== undefined) return true;
+  for (const row of out.rows) {
+    for (const k in row) if (!jsonExact(row[k])) return false;
+  }
+  return true;
+}
+
+async function respond(req: Exclude<PgRequest, { op: "reset" }>): Promise<void> {
+  const out = await answer(req);
+  if (!exact(out) || !answers.push(JSON.stringify(out))) port.postMessage(out);
+  Atomics.store(signal, FLAG.answered, req.id);
+  Atomics.notify(signal, FLAG.answered);
+  if (req.op === "close") {
+    stopped = true;
+    port.close();
+  }
+}
+
+/** The next request id to start, and the requests that came before their turn. */
+let turn = 1;
+const early = new Map<number, Exclude<PgRequest, { op: "reset" }>>();
+let stopped = false;
+
+/** Takes a request from the ring or the port; starts every request whose turn it is, in order. */
+function accept(req: PgRequest): void {
   if (req.op === "reset") {
     // The caller gave up on an answer: the database is tried afresh.
     markDown();
     return;
   }
-  const out = await answer(req);
-  port.postMessage(out);
-  Atomics.store(signal, FLAG.answered, req.id);
-  Atomics.notify(signal, FLAG.answered);
-  if (req.op === "close") port.close();
-});
+  early.set(req.id, req);
+  for (let next = early.get(turn); next; next = early.get(turn)) {
+    early.delete(turn);
+    turn = turn >= 0x7fff_ffff ? 1 : turn + 1;
+    void respond(next);
+  }
+}
+
+port.on("message", accept);
+
+(async () => {
+  while (!stopped) {
+    const seen = Atomics.load(signal, FLAG.asked);
+    for (let text = requests.shift(); text !== undefined; text = requests.shift()) {
+      accept(JSON.parse(text));
+    }
+    const wait = Atomics.waitAsync(signal, FLAG.asked, seen);
+    if (wait.async) await wait.value;
+  }
+})();
