@@ -104,4 +104,5 @@ async function crashRounds(store: Store): Promise<void> {
     total += acked.length;
   }
   assert.ok(total >= 5 * ROUNDS);
+  console.log(`${store}: ${ROUNDS} kill -9 rounds, ${total} acknowledged runs found whole`);
 }
