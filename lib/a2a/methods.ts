@@ -20,7 +20,7 @@ import { hasPendingApproval } from "../hive/approvals.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, type RunRow } from "../hive/runs.ts";
-import { getThread, isUnknownThread, threadTurns } from "../hive/threads.ts";
+import { getThread, isUnknownThread, turnOutput } from "../hive/threads.ts";
 import type { SseFrame } from "../http/sse.ts";
 import { getTrace } from "../journal/trace.ts";
 import type { Principal } from "../keys/authenticate.ts";
@@ -316,8 +316,8 @@ async function readTask(plane: A2aPlane, id: string, who: Principal) {
     });
   }
   const { events } = await getTrace(plane.db, plane.harness, run.run_id);
-  const turn = threadTurns(plane.db, run.thread_id).find((t) => t.run_id === run.run_id);
-  return endedTask(plane, run, recordedResult(events, run, turn?.output ?? null));
+  const output = turnOutput(plane.db, run.thread_id, run.run_id);
+  return endedTask(plane, run, recordedResult(events, run, output));
 }
 
 /** Stops a live task now and answers it once its run has ended (`canceled`). */

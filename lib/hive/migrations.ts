@@ -475,4 +475,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);
   `,
+  // 17: a thread's turn is found by its thread's key (its newest turns first), never by its run alone,
+  // and no statement looks runs up by thread: the two indexes were written on every turn for nothing
+  // (docs/performance.md, threads).
+  `
+  DROP INDEX thread_turns_run;
+  DROP INDEX runs_thread;
+  `,
 ];

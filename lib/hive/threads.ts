@@ -238,6 +238,22 @@ export function newestTurnRun(db: Hive, threadId: string): string | null {
 }
 
 /**
+ * The output a run of a thread recorded for its turn (read by the thread's key, newest turns first).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run.
+ * @returns Its whole output, or null (still going, or not a turn of the thread).
+ */
+export function turnOutput(db: Hive, threadId: string, runId: string): string | null {
+  const row = statement(
+    db,
+    "SELECT output FROM thread_turns WHERE thread_id = ? AND run_id = ? ORDER BY seq DESC LIMIT 1",
+  ).get(threadId, runId) as { output: string | null } | undefined;
+  return row?.output ?? null;
+}
+
+/**
  * The threads some runs of a harness belong to (the Runs list groups a page's runs by them). A
  * thread that was deleted, or is another harness's, is left out.
  *
@@ -338,12 +354,62 @@ export function deleteThread(
  * @returns Null when taken; else the run holding it.
  */
 export function lockThread(db: Hive, threadId: string, runId: string): string | null {
+  return inTransaction(db, () => lockRow(db, rowById(db, threadId), runId));
+}
+
+/** A thread's row by its id alone (the caller found it as its viewer may see it). */
+function rowById(db: Hive, threadId: string): ThreadRow {
+  const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
+    | ThreadRow
+    | undefined;
+  if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  return row;
+}
+
+/**
+ * The error of a message to a thread that a run of it holds (409): which run, and what to do.
+ *
+ * @param threadId The thread.
+ * @param holder The run holding it.
+ * @returns A `conflict` error (`details.run_id`, `details.thread_id`).
+ */
+export function threadBusy(threadId: string, holder: string): FrameworkError {
+  return new FrameworkError(
+    "conflict",
+    `Thread ${threadId} has a run going (${holder}); send busy=steer to tell it, busy=queue to run after it, or wait`,
+    { run_id: holder, thread_id: threadId },
+  );
+}
+
+/**
+ * Whether an error is {@link threadBusy}'s for that thread.
+ *
+ * @param err The error.
+ * @param threadId The thread.
+ * @returns True for that thread's busy error.
+ */
+export function isThreadBusy(err: unknown, threadId: string): boolean {
+  return err instanceof FrameworkError && err.kind === "conflict" &&
+    err.details.thread_id === threadId;
+}
+
+/**
+ * Starts a run of a thread in the transaction that takes the thread's lock for it: `start` records
+ * the run (its row and its turn, in a savepoint of this transaction), so the lock and the run's start
+ * are one commit. A thread another run holds is left alone and nothing is recorded.
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run that will hold it (it may hold it already: a run that waited for a slot).
+ * @param start Records and launches the run (synchronous).
+ * @returns What `start` returns.
+ * @throws {@link threadBusy} while another run holds the thread; `not_found` for a deleted thread.
+ */
+export function startThreadTurn<T>(db: Hive, threadId: string, runId: string, start: () => T): T {
   return inTransaction(db, () => {
-    const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
-      | ThreadRow
-      | undefined;
-    if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`);
-    return lockRow(db, row, runId);
+    const holder = lockRow(db, rowById(db, threadId), runId);
+    if (holder !== null) throw threadBusy(threadId, holder);
+    return start();
   });
 }
 
@@ -464,11 +530,12 @@ export function endThreadTurn(
   output: string,
   at: string,
 ): void {
-  statement(db, "UPDATE thread_turns SET output = ? WHERE run_id = ? AND thread_id = ?").run(
-    output,
-    runId,
-    threadId,
-  );
+  // Found by the thread's key, newest turn first (the run's own, but for a run that lost its lock).
+  statement(
+    db,
+    `UPDATE thread_turns SET output = ?1 WHERE thread_id = ?2 AND seq = (
+       SELECT seq FROM thread_turns WHERE thread_id = ?2 AND run_id = ?3 ORDER BY seq DESC LIMIT 1)`,
+  ).run(output, threadId, runId);
   // Every expression reads the row as it was: the lock is let go only when this run held it.
   statement(
     db,

@@ -16,7 +16,11 @@ import {
   claimThread,
   createThread,
   deleteThread,
+  getThread,
+  isThreadBusy,
   lockThread,
+  startThreadTurn,
+  threadBusy,
   threadHistory,
   type ThreadRecord,
   type ThreadViewer,
@@ -26,7 +30,7 @@ import { newRunId } from "../ids.ts";
 import type { Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
-import type { RunOptions } from "../runner/prepare_run.ts";
+import type { PreparedRun, RunOptions } from "../runner/prepare_run.ts";
 import { abortable } from "../sleep.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
 
@@ -176,15 +180,18 @@ export async function submitToThread(
 ): Promise<ThreadSubmission> {
   const { busy = "reject", viewer, ...submitOptions } = options;
   const runId = submitOptions.runId ?? newRunId();
+  if (busy === "reject") {
+    return {
+      kind: "run",
+      submission: await submitFree(db, runs, target, harness, threadId, request, {
+        ...submitOptions,
+        runId,
+        viewer,
+      }),
+    };
+  }
   // The thread is found (as its viewer may see it) and taken in one transaction.
   const holder = claimThread(db, harness, threadId, viewer, runId);
-  if (holder !== null && busy === "reject") {
-    throw new FrameworkError(
-      "conflict",
-      `Thread ${threadId} has a run going (${holder}); send busy=steer to tell it, busy=queue to run after it, or wait`,
-      { run_id: holder, thread_id: threadId },
-    );
-  }
   if (holder !== null && busy === "steer") return steerLive(holder, request);
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...submitOptions,
@@ -193,16 +200,73 @@ export async function submitToThread(
     // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
     beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
       if (holder !== null) await waitForThread(db, threadId, runId, signal);
-      const limit = prepared.loaded.spec.limits?.thread_history_turns;
-      return {
-        history: [
-          ...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS),
-          ...(submitOptions.history ?? []),
-        ],
-      };
+      return historyFor(db, threadId, prepared, submitOptions.history);
     },
   });
   return { kind: "run", submission };
+}
+
+/** The history options of a thread's run: its earlier turns, then the caller's own messages. */
+function historyFor(
+  db: Hive,
+  threadId: string,
+  prepared: PreparedRun,
+  own: Message[] | undefined,
+): Partial<RunOptions> {
+  const limit = prepared.loaded.spec.limits?.thread_history_turns;
+  return {
+    history: [...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS), ...(own ?? [])],
+  };
+}
+
+/**
+ * A message to a thread under `reject`: refused (409) when a run of it is going; else a run that
+ * takes the thread in the transaction recording its start when its slot is free at once (one
+ * commit), or at once, as {@link claimThread} would, when it waits for a slot (the thread is busy
+ * while it waits). Two messages racing for a free thread: the second to start is refused.
+ */
+async function submitFree(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  harness: HarnessRef,
+  threadId: string,
+  request: RunRequest,
+  options: SubmitOptions & { runId: string; viewer: ThreadViewer },
+): Promise<Submission> {
+  const { viewer, ...submitOptions } = options;
+  const { runId } = submitOptions;
+  // Read, not taken: a thread another run holds (or one the viewer may not see) is refused here.
+  const holder = getThread(db, harness, threadId, viewer).live_run_id;
+  if (holder !== null) throw threadBusy(threadId, holder);
+  // A run refused after it was queued (the thread was taken meanwhile) never starts.
+  let refusedFor: string | null = null;
+  const submission = await submitTurn(db, runs, target, threadId, request, {
+    ...submitOptions,
+    threadId,
+    beforeLaunch: (prepared) => {
+      if (refusedFor !== null) return Promise.reject(threadBusy(threadId, refusedFor));
+      return Promise.resolve(historyFor(db, threadId, prepared, submitOptions.history));
+    },
+    aroundLaunch: (launch) => startThreadTurn(db, threadId, runId, launch),
+  });
+  if (submission.queued) {
+    // Waiting for a slot: the thread is taken now, so it is busy while the run waits.
+    const taken = lockThread(db, threadId, runId);
+    if (taken !== null) {
+      refusedFor = taken;
+      throw threadBusy(threadId, taken);
+    }
+    return submission;
+  }
+  // Started at once (its start transaction took the thread), or refused there: a message that
+  // raced this one took the thread first.
+  try {
+    await submission.started;
+  } catch (err) {
+    if (isThreadBusy(err, threadId)) throw err;
+  }
+  return submission;
 }
 
 /**
