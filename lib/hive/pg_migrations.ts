@@ -319,8 +319,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER harnesses_changed AFTER INSERT OR DELETE ON harnesses
     FOR EACH ROW EXECUTE FUNCTION hive_harnesses_changed();
   `,
-  // 3: as SQLite's 17 — a thread's turn is found by its thread's key, and no statement looks runs up
-  // by thread: the two indexes written on every turn for nothing go.
+  // 3: as SQLite's 17, but for \`threads_owner\`, which PostgreSQL's plan for an owner's page of
+  // threads (its owner a constant) may use: a turn is found by its thread's key, and no statement
+  // looks runs up by thread.
   `
   DROP INDEX thread_turns_run;
   DROP INDEX runs_thread;

@@ -95,9 +95,33 @@ export function createThread(
   metadata: Record<string, unknown>,
   lockedBy?: string,
 ): ThreadRecord {
+  const thread = newThread(harness, owner, metadata, lockedBy);
+  storeThread(db, thread);
+  return threadRecord(thread);
+}
+
+/** A thread made but not stored yet ({@link newThread}): its row as the hive will hold it. */
+export type NewThread = Readonly<ThreadRow>;
+
+/**
+ * A new thread of a harness, not stored yet: stored by {@link storeThread}, or by its first run's
+ * start ({@link startThreadTurn}), whichever comes first.
+ *
+ * @param harness The harness.
+ * @param owner Who owns it.
+ * @param metadata Its metadata (checked by the request schema).
+ * @param lockedBy The run that holds it from the start (its first turn), if any.
+ * @returns The thread's row.
+ */
+export function newThread(
+  harness: HarnessRef,
+  owner: string,
+  metadata: Record<string, unknown>,
+  lockedBy?: string,
+): NewThread {
   const now = new Date().toISOString();
   const me = lockedBy === undefined ? undefined : ownProcess();
-  const row: ThreadRow = {
+  return {
     thread_id: newId("thr"),
     harness_id: harness.id,
     harness_dir: harness.dir,
@@ -110,24 +134,42 @@ export function createThread(
     live_pid: me?.pid ?? null,
     live_start: me?.marker ?? null,
   };
+}
+
+/**
+ * A new thread as every face shows it.
+ *
+ * @param thread The thread ({@link newThread}).
+ * @returns Its record.
+ */
+export function threadRecord(thread: NewThread): ThreadRecord {
+  return toRecord(thread);
+}
+
+/**
+ * Stores a new thread; one stored already (by its first run's start) is left as it is.
+ *
+ * @param db The hive.
+ * @param thread The thread ({@link newThread}).
+ */
+export function storeThread(db: Hive, thread: NewThread): void {
   statement(
     db,
     `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
        live_run_id, live_pid, live_start)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   ).run(
-    row.thread_id,
-    row.harness_id,
-    row.harness_dir,
-    row.owner,
-    row.metadata,
-    row.created_at,
-    row.updated_at,
-    row.live_run_id,
-    row.live_pid,
-    row.live_start,
+    thread.thread_id,
+    thread.harness_id,
+    thread.harness_dir,
+    thread.owner,
+    thread.metadata,
+    thread.created_at,
+    thread.updated_at,
+    thread.live_run_id,
+    thread.live_pid,
+    thread.live_start,
   );
-  return toRecord(row);
 }
 
 /** Who may see a thread: its owner, or anyone (`null`: a `*` token, a local face). */
@@ -396,17 +438,27 @@ export function isThreadBusy(err: unknown, threadId: string): boolean {
 /**
  * Starts a run of a thread in the transaction that takes the thread's lock for it: `start` records
  * the run (its row and its turn, in a savepoint of this transaction), so the lock and the run's start
- * are one commit. A thread another run holds is left alone and nothing is recorded.
+ * are one commit. A new thread not stored yet is stored in the same transaction. A thread another run
+ * holds is left alone and nothing is recorded.
  *
  * @param db The hive.
  * @param threadId The thread.
  * @param runId The run that will hold it (it may hold it already: a run that waited for a slot).
  * @param start Records and launches the run (synchronous).
+ * @param made The thread, when it is new ({@link newThread}, made held by this run): stored first
+ *   unless it was already.
  * @returns What `start` returns.
  * @throws {@link threadBusy} while another run holds the thread; `not_found` for a deleted thread.
  */
-export function startThreadTurn<T>(db: Hive, threadId: string, runId: string, start: () => T): T {
+export function startThreadTurn<T>(
+  db: Hive,
+  threadId: string,
+  runId: string,
+  start: () => T,
+  made?: NewThread,
+): T {
   return inTransaction(db, () => {
+    if (made) storeThread(db, made);
     const holder = lockRow(db, rowById(db, threadId), runId);
     if (holder !== null) throw threadBusy(threadId, holder);
     return start();
@@ -437,9 +489,13 @@ export function claimThread(
 
 /** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */
 function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
+  const me = ownProcess();
+  // Held by this run of this process already (a new thread made for it, a run that waited).
+  if (row.live_run_id === runId && row.live_pid === me.pid && row.live_start === me.marker) {
+    return null;
+  }
   const live = liveRunOf(db, row);
   if (live !== null && live !== runId) return live;
-  const me = ownProcess();
   statement(
     db,
     "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",

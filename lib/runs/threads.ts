@@ -15,14 +15,16 @@ import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
   createThread,
-  deleteThread,
   getThread,
   isThreadBusy,
   lockThread,
+  newThread,
   startThreadTurn,
+  storeThread,
   threadBusy,
   threadHistory,
   type ThreadRecord,
+  threadRecord,
   type ThreadViewer,
   unlockThread,
 } from "../hive/threads.ts";
@@ -240,22 +242,25 @@ async function submitFree(
   const holder = getThread(db, harness, threadId, viewer).live_run_id;
   if (holder !== null) throw threadBusy(threadId, holder);
   // A run refused after it was queued (the thread was taken meanwhile) never starts.
-  let refusedFor: string | null = null;
+  let refused: unknown;
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...submitOptions,
     threadId,
-    beforeLaunch: (prepared) => {
-      if (refusedFor !== null) return Promise.reject(threadBusy(threadId, refusedFor));
-      return Promise.resolve(historyFor(db, threadId, prepared, submitOptions.history));
+    beforeLaunch: (prepared) =>
+      Promise.resolve(historyFor(db, threadId, prepared, submitOptions.history)),
+    aroundLaunch: (launch) => {
+      if (refused !== undefined) throw refused;
+      return startThreadTurn(db, threadId, runId, launch);
     },
-    aroundLaunch: (launch) => startThreadTurn(db, threadId, runId, launch),
   });
   if (submission.queued) {
     // Waiting for a slot: the thread is taken now, so it is busy while the run waits.
-    const taken = lockThread(db, threadId, runId);
-    if (taken !== null) {
-      refusedFor = taken;
-      throw threadBusy(threadId, taken);
+    try {
+      const taken = lockThread(db, threadId, runId);
+      if (taken !== null) throw threadBusy(threadId, taken);
+    } catch (err) {
+      refused = err;
+      throw err;
     }
     return submission;
   }
@@ -271,8 +276,10 @@ async function submitFree(
 
 /**
  * Starts a new thread of a harness with its first message: the thread is made already held by the
- * message's run (one write: no lock to take after, and no earlier turns to read), and the run is
- * submitted. A first message whose run could not be submitted leaves no thread behind.
+ * message's run (no lock to take after, and no earlier turns to read) and stored in the transaction
+ * recording the run's start when a slot is free at once (one commit), or at once when the run waits
+ * for a slot (the thread can be read, and is busy, while it waits). It is returned once stored. A
+ * first message whose run could not be submitted or started leaves no thread behind.
  *
  * @example
  * ```ts
@@ -304,19 +311,34 @@ export async function startThread(
   options: SubmitOptions,
 ): Promise<{ thread: ThreadRecord; submission: Submission }> {
   const runId = options.runId ?? newRunId();
-  const made = createThread(db, harness, thread.owner, thread.metadata, runId);
-  try {
-    const submission = await submitTurn(db, runs, target, made.thread_id, request, {
-      ...options,
-      runId,
-      threadId: made.thread_id,
-    });
-    return { thread: made, submission };
-  } catch (err) {
-    // A conversation whose first message never started leaves no thread behind.
-    deleteThread(db, harness, made.thread_id, null);
-    throw err;
+  const made = newThread(harness, thread.owner, thread.metadata, runId);
+  const threadId = made.thread_id;
+  // A first message refused after its run was queued: that run never starts.
+  let refused: unknown;
+  // A message whose run cannot be submitted leaves no thread behind: none is stored before.
+  const submission = await submitTurn(db, runs, target, threadId, request, {
+    ...options,
+    runId,
+    threadId,
+    // Stored with the run's start when its slot is free at once (one commit).
+    aroundLaunch: (launch) => {
+      if (refused !== undefined) throw refused;
+      return startThreadTurn(db, threadId, runId, launch, made);
+    },
+  });
+  if (submission.queued) {
+    // Waiting for a slot: stored now, so it can be read (and is busy) while the run waits.
+    try {
+      storeThread(db, made);
+    } catch (err) {
+      refused = err;
+      throw err;
+    }
+  } else {
+    // Started at once with its thread stored, or could not start and stored none.
+    await submission.started.catch(() => {});
   }
+  return { thread: threadRecord(made), submission };
 }
 
 /**
