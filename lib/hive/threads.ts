@@ -396,7 +396,22 @@ export function deleteThread(
  * @returns Null when taken; else the run holding it.
  */
 export function lockThread(db: Hive, threadId: string, runId: string): string | null {
-  return inTransaction(db, () => lockRow(db, rowById(db, threadId), runId));
+  return inTransaction(db, () => takeLock(db, threadId, runId));
+}
+
+/**
+ * Takes a thread's lock in the caller's transaction: one conditional write when it is free (the
+ * common case), else the row read and its holder checked as {@link lockRow} does.
+ */
+function takeLock(db: Hive, threadId: string, runId: string): string | null {
+  const me = ownProcess();
+  const taken = statement(
+    db,
+    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3
+     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1)`,
+  ).run(runId, me.pid, me.marker, threadId);
+  if (Number(taken.changes) > 0) return null;
+  return lockRow(db, rowById(db, threadId), runId);
 }
 
 /** A thread's row by its id alone (the caller found it as its viewer may see it). */
@@ -446,7 +461,7 @@ export function isThreadBusy(err: unknown, threadId: string): boolean {
  * @param runId The run that will hold it (it may hold it already: a run that waited for a slot).
  * @param start Records and launches the run (synchronous).
  * @param made The thread, when it is new ({@link newThread}, made held by this run): stored first
- *   unless it was already.
+ *   unless it was already, and held by the run either way (no lock to take).
  * @returns What `start` returns.
  * @throws {@link threadBusy} while another run holds the thread; `not_found` for a deleted thread.
  */
@@ -458,8 +473,9 @@ export function startThreadTurn<T>(
   made?: NewThread,
 ): T {
   return inTransaction(db, () => {
+    // A new thread is made held by this run: stored now, or already while the run waited.
     if (made) storeThread(db, made);
-    const holder = lockRow(db, rowById(db, threadId), runId);
+    const holder = made ? null : takeLock(db, threadId, runId);
     if (holder !== null) throw threadBusy(threadId, holder);
     return start();
   });
