@@ -232,6 +232,26 @@ export function getThread(
 }
 
 /**
+ * The run holding a thread, as its viewer may see the thread (what {@link getThread} tells as
+ * `live_run_id`, without making the record).
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadId The thread.
+ * @param viewer Its owner, or null for anyone.
+ * @returns The run holding it, or null when it is free.
+ * @throws `not_found` as {@link getThread}.
+ */
+export function threadHolder(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+): string | null {
+  return liveRunOf(db, threadRow(db, harness, threadId, viewer));
+}
+
+/**
  * The harness a thread belongs to (for the local faces, which find a thread by its id alone).
  *
  * @param db The hive.

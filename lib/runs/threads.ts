@@ -15,7 +15,6 @@ import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
   createThread,
-  getThread,
   isThreadBusy,
   lockThread,
   newThread,
@@ -23,6 +22,7 @@ import {
   storeThread,
   threadBusy,
   threadHistory,
+  threadHolder,
   type ThreadRecord,
   threadRecord,
   type ThreadViewer,
@@ -239,7 +239,7 @@ async function submitFree(
   const { viewer, ...submitOptions } = options;
   const { runId } = submitOptions;
   // Read, not taken: a thread another run holds (or one the viewer may not see) is refused here.
-  const holder = getThread(db, harness, threadId, viewer).live_run_id;
+  const holder = threadHolder(db, harness, threadId, viewer);
   if (holder !== null) throw threadBusy(threadId, holder);
   // A run refused after it was queued (the thread was taken meanwhile) never starts.
   let refused: unknown;
