@@ -15,7 +15,7 @@ import { newRunId } from "../lib/ids.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
 import { submitToThread } from "../lib/runs/threads.ts";
 import { createRunService } from "../lib/runs/service.ts";
-import { fmt, measure, report } from "./measure.ts";
+import { fmt, measure, report, summarize } from "./measure.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 /** Records a finished turn of a thread straight into the hive, as a run of it would. */
@@ -103,16 +103,30 @@ export async function run(): Promise<void> {
       }, { viewer: null });
       if (sent.kind === "run") await sent.submission.result;
     };
-    const runRounds: { one: number[]; thread: number[] } = { one: [], thread: [] };
-    for (let round = 0; round < 5; round++) {
-      runRounds.one.push((await measure(60, oneShot, 10)).mean_ms);
-      runRounds.thread.push((await measure(60, turn, 10)).mean_ms);
+    // Taking turns request by request, the order alternating, so the drift of the shared machine
+    // (its disk's flushes above all) falls on both alike; p50 beside the mean.
+    for (let i = 0; i < 10; i++) await oneShot(), await turn();
+    const times: { one: number[]; thread: number[] } = { one: [], thread: [] };
+    const timed = async (fn: () => Promise<void>, into: number[]) => {
+      const t0 = performance.now();
+      await fn();
+      into.push(performance.now() - t0);
+    };
+    for (let i = 0; i < 300; i++) {
+      if (i % 2) await timed(oneShot, times.one), await timed(turn, times.thread);
+      else await timed(turn, times.thread), await timed(oneShot, times.one);
     }
-    const one = median(runRounds.one), inThread = median(runRounds.thread);
-    report("one-shot run (median of 5 rounds)", { mean: fmt(one, " ms") });
+    const one = summarize(times.one), inThread = summarize(times.thread);
+    report("one-shot run (300, taking turns)", {
+      p50: fmt(one.p50_ms, " ms"),
+      mean: fmt(one.mean_ms, " ms"),
+    });
     report("turn of a thread with 20 earlier turns", {
-      mean: fmt(inThread, " ms"),
-      "vs one-shot": `${fmt(inThread / one)}x`,
+      p50: fmt(inThread.p50_ms, " ms"),
+      mean: fmt(inThread.mean_ms, " ms"),
+      "vs one-shot": `${fmt(inThread.p50_ms / one.p50_ms)}x p50, ${
+        fmt(inThread.mean_ms / one.mean_ms)
+      }x mean`,
     });
     await runs.close();
   } finally {

@@ -20,7 +20,7 @@ import { hasPendingApproval } from "../hive/approvals.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { getRun, type RunRow } from "../hive/runs.ts";
-import { getThread, isUnknownThread, threadTurns } from "../hive/threads.ts";
+import { getThread, isUnknownThread, turnOutput } from "../hive/threads.ts";
 import type { SseFrame } from "../http/sse.ts";
 import { getTrace } from "../journal/trace.ts";
 import type { Principal } from "../keys/authenticate.ts";
@@ -139,10 +139,13 @@ export async function a2aCall(
     case "SendMessage":
     case "SendStreamingMessage": {
       const { submission, thread_id, immediate } = await sendMessage(plane, rpc.params, who);
-      const events = taskEvents(plane, submission, thread_id);
       if (rpc.method === "SendStreamingMessage") {
-        return { stream: true, frames: framed(rpc, events) };
+        return { stream: true, frames: framed(rpc, taskEvents(plane, submission, thread_id)) };
       }
+      // A blocking answer follows the run's events only when it may stop at a person's decision
+      // (input required); else the task it answers is made from the run's result alone.
+      const follow = immediate || (await submission.started).spec.approvals !== undefined;
+      const events = taskEvents(plane, submission, thread_id, follow);
       let task: Record<string, unknown> = {};
       for await (const e of events) {
         task = mergeEvent(task, e);
@@ -233,11 +236,16 @@ async function* framed(rpc: RpcRequest, events: AsyncGenerator<StreamEvent>) {
   }
 }
 
-/** A run's task as it goes: the task, status updates, the output artifact, the final status. */
+/**
+ * A run's task as it goes: the task, status updates, the output artifact, the final status. Not
+ * following the run's events (`follow` false), the task, then its artifact and final status once the
+ * run has ended.
+ */
 async function* taskEvents(
   plane: A2aPlane,
   submission: Submission,
   threadId: string,
+  follow = true,
 ): AsyncGenerator<StreamEvent> {
   const base = { run_id: submission.run_id, thread_id: threadId, harness_id: plane.harness.id };
   const ids = { taskId: submission.run_id, contextId: threadId };
@@ -247,7 +255,7 @@ async function* taskEvents(
   const state = submission.queued ? "submitted" : "working";
   yield { task: taskObject({ ...base, state, result: null }) };
   let cost = 0;
-  for await (const frame of submission.frames()) {
+  for await (const frame of follow ? submission.frames() : []) {
     if (frame.frame !== "trace") continue;
     if (frame.type === "run_started") {
       yield update({ ...base, state: "working", result: null, cost_usd: 0 });
@@ -316,8 +324,8 @@ async function readTask(plane: A2aPlane, id: string, who: Principal) {
     });
   }
   const { events } = await getTrace(plane.db, plane.harness, run.run_id);
-  const turn = threadTurns(plane.db, run.thread_id).find((t) => t.run_id === run.run_id);
-  return endedTask(plane, run, recordedResult(events, run, turn?.output ?? null));
+  const output = turnOutput(plane.db, run.thread_id, run.run_id);
+  return endedTask(plane, run, recordedResult(events, run, output));
 }
 
 /** Stops a live task now and answers it once its run has ended (`canceled`). */

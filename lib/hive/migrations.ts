@@ -475,4 +475,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);
   `,
+  // 17: indexes written on every thread turn (or new thread) that no statement reads: a thread's turn
+  // is found by its thread's key (its newest turns first), never by its run alone; no statement looks
+  // runs up by thread; a harness's threads are listed by \`threads_harness\` with or without an owner
+  // (docs/performance.md, threads).
+  `
+  DROP INDEX thread_turns_run;
+  DROP INDEX runs_thread;
+  DROP INDEX threads_owner;
+  `,
 ];

@@ -319,4 +319,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER harnesses_changed AFTER INSERT OR DELETE ON harnesses
     FOR EACH ROW EXECUTE FUNCTION hive_harnesses_changed();
   `,
+  // 3: as SQLite's 17, but for \`threads_owner\`, which PostgreSQL's plan for an owner's page of
+  // threads (its owner a constant) may use: a turn is found by its thread's key, and no statement
+  // looks runs up by thread.
+  `
+  DROP INDEX thread_turns_run;
+  DROP INDEX runs_thread;
+  `,
 ];

@@ -11,7 +11,7 @@ import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import { type Hive, isPgHive } from "./open.ts";
-import { inTransaction } from "../sqlite/database.ts";
+import { asOneChange, inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import { addThreadTurn, endThreadTurn } from "./threads.ts";
 
@@ -92,7 +92,8 @@ export function insertRun(
 ): void {
   if (r.thread_id) {
     const threadId = r.thread_id;
-    inTransaction(db, () => {
+    // A thread's run starts inside the transaction taking its thread (lib/hive/threads.ts): one change.
+    asOneChange(db, () => {
       writeRunRow(db, r);
       addThreadTurn(db, threadId, r.run_id, r.input, r.started_at);
     });

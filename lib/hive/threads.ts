@@ -95,9 +95,33 @@ export function createThread(
   metadata: Record<string, unknown>,
   lockedBy?: string,
 ): ThreadRecord {
+  const thread = newThread(harness, owner, metadata, lockedBy);
+  storeThread(db, thread);
+  return threadRecord(thread);
+}
+
+/** A thread made but not stored yet ({@link newThread}): its row as the hive will hold it. */
+export type NewThread = Readonly<ThreadRow>;
+
+/**
+ * A new thread of a harness, not stored yet: stored by {@link storeThread}, or by its first run's
+ * start ({@link startThreadTurn}), whichever comes first.
+ *
+ * @param harness The harness.
+ * @param owner Who owns it.
+ * @param metadata Its metadata (checked by the request schema).
+ * @param lockedBy The run that holds it from the start (its first turn), if any.
+ * @returns The thread's row.
+ */
+export function newThread(
+  harness: HarnessRef,
+  owner: string,
+  metadata: Record<string, unknown>,
+  lockedBy?: string,
+): NewThread {
   const now = new Date().toISOString();
   const me = lockedBy === undefined ? undefined : ownProcess();
-  const row: ThreadRow = {
+  return {
     thread_id: newId("thr"),
     harness_id: harness.id,
     harness_dir: harness.dir,
@@ -110,24 +134,42 @@ export function createThread(
     live_pid: me?.pid ?? null,
     live_start: me?.marker ?? null,
   };
+}
+
+/**
+ * A new thread as every face shows it.
+ *
+ * @param thread The thread ({@link newThread}).
+ * @returns Its record.
+ */
+export function threadRecord(thread: NewThread): ThreadRecord {
+  return toRecord(thread);
+}
+
+/**
+ * Stores a new thread; one stored already (by its first run's start) is left as it is.
+ *
+ * @param db The hive.
+ * @param thread The thread ({@link newThread}).
+ */
+export function storeThread(db: Hive, thread: NewThread): void {
   statement(
     db,
     `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
        live_run_id, live_pid, live_start)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   ).run(
-    row.thread_id,
-    row.harness_id,
-    row.harness_dir,
-    row.owner,
-    row.metadata,
-    row.created_at,
-    row.updated_at,
-    row.live_run_id,
-    row.live_pid,
-    row.live_start,
+    thread.thread_id,
+    thread.harness_id,
+    thread.harness_dir,
+    thread.owner,
+    thread.metadata,
+    thread.created_at,
+    thread.updated_at,
+    thread.live_run_id,
+    thread.live_pid,
+    thread.live_start,
   );
-  return toRecord(row);
 }
 
 /** Who may see a thread: its owner, or anyone (`null`: a `*` token, a local face). */
@@ -190,6 +232,26 @@ export function getThread(
 }
 
 /**
+ * The run holding a thread, as its viewer may see the thread (what {@link getThread} tells as
+ * `live_run_id`, without making the record).
+ *
+ * @param db The hive.
+ * @param harness The harness.
+ * @param threadId The thread.
+ * @param viewer Its owner, or null for anyone.
+ * @returns The run holding it, or null when it is free.
+ * @throws `not_found` as {@link getThread}.
+ */
+export function threadHolder(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+): string | null {
+  return liveRunOf(db, threadRow(db, harness, threadId, viewer));
+}
+
+/**
  * The harness a thread belongs to (for the local faces, which find a thread by its id alone).
  *
  * @param db The hive.
@@ -235,6 +297,22 @@ export function newestTurnRun(db: Hive, threadId: string): string | null {
     "SELECT run_id FROM thread_turns WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
   ).get(threadId) as { run_id: string } | undefined;
   return row?.run_id ?? null;
+}
+
+/**
+ * The output a run of a thread recorded for its turn (read by the thread's key, newest turns first).
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run.
+ * @returns Its whole output, or null (still going, or not a turn of the thread).
+ */
+export function turnOutput(db: Hive, threadId: string, runId: string): string | null {
+  const row = statement(
+    db,
+    "SELECT output FROM thread_turns WHERE thread_id = ? AND run_id = ? ORDER BY seq DESC LIMIT 1",
+  ).get(threadId, runId) as { output: string | null } | undefined;
+  return row?.output ?? null;
 }
 
 /**
@@ -338,12 +416,88 @@ export function deleteThread(
  * @returns Null when taken; else the run holding it.
  */
 export function lockThread(db: Hive, threadId: string, runId: string): string | null {
+  return inTransaction(db, () => takeLock(db, threadId, runId));
+}
+
+/**
+ * Takes a thread's lock in the caller's transaction: one conditional write when it is free (the
+ * common case), else the row read and its holder checked as {@link lockRow} does.
+ */
+function takeLock(db: Hive, threadId: string, runId: string): string | null {
+  const me = ownProcess();
+  const taken = statement(
+    db,
+    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3
+     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1)`,
+  ).run(runId, me.pid, me.marker, threadId);
+  if (Number(taken.changes) > 0) return null;
+  return lockRow(db, rowById(db, threadId), runId);
+}
+
+/** A thread's row by its id alone (the caller found it as its viewer may see it). */
+function rowById(db: Hive, threadId: string): ThreadRow {
+  const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
+    | ThreadRow
+    | undefined;
+  if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
+  return row;
+}
+
+/**
+ * The error of a message to a thread that a run of it holds (409): which run, and what to do.
+ *
+ * @param threadId The thread.
+ * @param holder The run holding it.
+ * @returns A `conflict` error (`details.run_id`, `details.thread_id`).
+ */
+export function threadBusy(threadId: string, holder: string): FrameworkError {
+  return new FrameworkError(
+    "conflict",
+    `Thread ${threadId} has a run going (${holder}); send busy=steer to tell it, busy=queue to run after it, or wait`,
+    { run_id: holder, thread_id: threadId },
+  );
+}
+
+/**
+ * Whether an error is {@link threadBusy}'s for that thread.
+ *
+ * @param err The error.
+ * @param threadId The thread.
+ * @returns True for that thread's busy error.
+ */
+export function isThreadBusy(err: unknown, threadId: string): boolean {
+  return err instanceof FrameworkError && err.kind === "conflict" &&
+    err.details.thread_id === threadId;
+}
+
+/**
+ * Starts a run of a thread in the transaction that takes the thread's lock for it: `start` records
+ * the run (its row and its turn, in a savepoint of this transaction), so the lock and the run's start
+ * are one commit. A new thread not stored yet is stored in the same transaction. A thread another run
+ * holds is left alone and nothing is recorded.
+ *
+ * @param db The hive.
+ * @param threadId The thread.
+ * @param runId The run that will hold it (it may hold it already: a run that waited for a slot).
+ * @param start Records and launches the run (synchronous).
+ * @param made The thread, when it is new ({@link newThread}, made held by this run): stored first
+ *   unless it was already, and held by the run either way (no lock to take).
+ * @returns What `start` returns.
+ * @throws {@link threadBusy} while another run holds the thread; `not_found` for a deleted thread.
+ */
+export function startThreadTurn<T>(
+  db: Hive,
+  threadId: string,
+  runId: string,
+  start: () => T,
+  made?: NewThread,
+): T {
   return inTransaction(db, () => {
-    const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
-      | ThreadRow
-      | undefined;
-    if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`);
-    return lockRow(db, row, runId);
+    // A new thread is made held by this run: stored now, or already while the run waited.
+    if (made) storeThread(db, made);
+    const holder = made ? null : takeLock(db, threadId, runId);
+    if (holder !== null) throw threadBusy(threadId, holder);
+    return start();
   });
 }
 
@@ -371,9 +525,13 @@ export function claimThread(
 
 /** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */
 function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
+  const me = ownProcess();
+  // Held by this run of this process already (a new thread made for it, a run that waited).
+  if (row.live_run_id === runId && row.live_pid === me.pid && row.live_start === me.marker) {
+    return null;
+  }
   const live = liveRunOf(db, row);
   if (live !== null && live !== runId) return live;
-  const me = ownProcess();
   statement(
     db,
     "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
@@ -464,11 +622,12 @@ export function endThreadTurn(
   output: string,
   at: string,
 ): void {
-  statement(db, "UPDATE thread_turns SET output = ? WHERE run_id = ? AND thread_id = ?").run(
-    output,
-    runId,
-    threadId,
-  );
+  // Found by the thread's key, newest turn first (the run's own, but for a run that lost its lock).
+  statement(
+    db,
+    `UPDATE thread_turns SET output = ?1 WHERE thread_id = ?2 AND seq = (
+       SELECT seq FROM thread_turns WHERE thread_id = ?2 AND run_id = ?3 ORDER BY seq DESC LIMIT 1)`,
+  ).run(output, threadId, runId);
   // Every expression reads the row as it was: the lock is let go only when this run held it.
   statement(
     db,

@@ -72,6 +72,12 @@ export type SubmitOptions = Omit<RunOptions, "trusted"> & {
     prepared: PreparedRun,
     signal: AbortSignal,
   ) => Promise<Partial<RunOptions> | void>;
+  /**
+   * Wraps the run's launch, which records it in the hive synchronously: a thread's run takes its
+   * thread in the transaction that records its start (one commit; a throw before `launch` ends the
+   * submission with nothing recorded, and frees the slot).
+   */
+  aroundLaunch?: (launch: () => RunHandle) => RunHandle;
 };
 
 /** A submitted run. */
@@ -153,7 +159,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
   // Runs of harnesses with peers hand tasks over through this same service.
   const delegator = (): Delegator => createDelegator(service);
   const service: RunService = {
-    async submit(target, request, { inSlotOf, beforeLaunch, ...submitOptions } = {}) {
+    async submit(target, request, { inSlotOf, beforeLaunch, aroundLaunch, ...submitOptions } = {}) {
       const dir = typeof target === "string" ? target : target.dir;
       const stop = linkSignals(shutdown.signal, submitOptions.signal);
       let prepared: PreparedRun;
@@ -196,7 +202,8 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               shuttingDown: closing.signal,
             });
             if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
-            const run = launchRun(prepared, run_id);
+            const launch = () => launchRun(prepared, run_id);
+            const run = aroundLaunch ? aroundLaunch(launch) : launch();
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
             guestsOf.set(run.run_id, guests);

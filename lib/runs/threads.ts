@@ -15,10 +15,16 @@ import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
   createThread,
-  deleteThread,
+  isThreadBusy,
   lockThread,
+  newThread,
+  startThreadTurn,
+  storeThread,
+  threadBusy,
   threadHistory,
+  threadHolder,
   type ThreadRecord,
+  threadRecord,
   type ThreadViewer,
   unlockThread,
 } from "../hive/threads.ts";
@@ -26,7 +32,7 @@ import { newRunId } from "../ids.ts";
 import type { Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
-import type { RunOptions } from "../runner/prepare_run.ts";
+import type { PreparedRun, RunOptions } from "../runner/prepare_run.ts";
 import { abortable } from "../sleep.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
 
@@ -176,15 +182,18 @@ export async function submitToThread(
 ): Promise<ThreadSubmission> {
   const { busy = "reject", viewer, ...submitOptions } = options;
   const runId = submitOptions.runId ?? newRunId();
+  if (busy === "reject") {
+    return {
+      kind: "run",
+      submission: await submitFree(db, runs, target, harness, threadId, request, {
+        ...submitOptions,
+        runId,
+        viewer,
+      }),
+    };
+  }
   // The thread is found (as its viewer may see it) and taken in one transaction.
   const holder = claimThread(db, harness, threadId, viewer, runId);
-  if (holder !== null && busy === "reject") {
-    throw new FrameworkError(
-      "conflict",
-      `Thread ${threadId} has a run going (${holder}); send busy=steer to tell it, busy=queue to run after it, or wait`,
-      { run_id: holder, thread_id: threadId },
-    );
-  }
   if (holder !== null && busy === "steer") return steerLive(holder, request);
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...submitOptions,
@@ -193,22 +202,84 @@ export async function submitToThread(
     // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
     beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
       if (holder !== null) await waitForThread(db, threadId, runId, signal);
-      const limit = prepared.loaded.spec.limits?.thread_history_turns;
-      return {
-        history: [
-          ...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS),
-          ...(submitOptions.history ?? []),
-        ],
-      };
+      return historyFor(db, threadId, prepared, submitOptions.history);
     },
   });
   return { kind: "run", submission };
 }
 
+/** The history options of a thread's run: its earlier turns, then the caller's own messages. */
+function historyFor(
+  db: Hive,
+  threadId: string,
+  prepared: PreparedRun,
+  own: Message[] | undefined,
+): Partial<RunOptions> {
+  const limit = prepared.loaded.spec.limits?.thread_history_turns;
+  return {
+    history: [...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS), ...(own ?? [])],
+  };
+}
+
+/**
+ * A message to a thread under `reject`: refused (409) when a run of it is going; else a run that
+ * takes the thread in the transaction recording its start when its slot is free at once (one
+ * commit), or at once, as {@link claimThread} would, when it waits for a slot (the thread is busy
+ * while it waits). Two messages racing for a free thread: the second to start is refused.
+ */
+async function submitFree(
+  db: Hive,
+  runs: RunService,
+  target: HarnessTarget,
+  harness: HarnessRef,
+  threadId: string,
+  request: RunRequest,
+  options: SubmitOptions & { runId: string; viewer: ThreadViewer },
+): Promise<Submission> {
+  const { viewer, ...submitOptions } = options;
+  const { runId } = submitOptions;
+  // Read, not taken: a thread another run holds (or one the viewer may not see) is refused here.
+  const holder = threadHolder(db, harness, threadId, viewer);
+  if (holder !== null) throw threadBusy(threadId, holder);
+  // A run refused after it was queued (the thread was taken meanwhile) never starts.
+  let refused: unknown;
+  const submission = await submitTurn(db, runs, target, threadId, request, {
+    ...submitOptions,
+    threadId,
+    beforeLaunch: (prepared) =>
+      Promise.resolve(historyFor(db, threadId, prepared, submitOptions.history)),
+    aroundLaunch: (launch) => {
+      if (refused !== undefined) throw refused;
+      return startThreadTurn(db, threadId, runId, launch);
+    },
+  });
+  if (submission.queued) {
+    // Waiting for a slot: the thread is taken now, so it is busy while the run waits.
+    try {
+      const taken = lockThread(db, threadId, runId);
+      if (taken !== null) throw threadBusy(threadId, taken);
+    } catch (err) {
+      refused = err;
+      throw err;
+    }
+    return submission;
+  }
+  // Started at once (its start transaction took the thread), or refused there: a message that
+  // raced this one took the thread first.
+  try {
+    await submission.started;
+  } catch (err) {
+    if (isThreadBusy(err, threadId)) throw err;
+  }
+  return submission;
+}
+
 /**
  * Starts a new thread of a harness with its first message: the thread is made already held by the
- * message's run (one write: no lock to take after, and no earlier turns to read), and the run is
- * submitted. A first message whose run could not be submitted leaves no thread behind.
+ * message's run (no lock to take after, and no earlier turns to read) and stored in the transaction
+ * recording the run's start when a slot is free at once (one commit), or at once when the run waits
+ * for a slot (the thread can be read, and is busy, while it waits). It is returned once stored. A
+ * first message whose run could not be submitted or started leaves no thread behind.
  *
  * @example
  * ```ts
@@ -240,19 +311,34 @@ export async function startThread(
   options: SubmitOptions,
 ): Promise<{ thread: ThreadRecord; submission: Submission }> {
   const runId = options.runId ?? newRunId();
-  const made = createThread(db, harness, thread.owner, thread.metadata, runId);
-  try {
-    const submission = await submitTurn(db, runs, target, made.thread_id, request, {
-      ...options,
-      runId,
-      threadId: made.thread_id,
-    });
-    return { thread: made, submission };
-  } catch (err) {
-    // A conversation whose first message never started leaves no thread behind.
-    deleteThread(db, harness, made.thread_id, null);
-    throw err;
+  const made = newThread(harness, thread.owner, thread.metadata, runId);
+  const threadId = made.thread_id;
+  // A first message refused after its run was queued: that run never starts.
+  let refused: unknown;
+  // A message whose run cannot be submitted leaves no thread behind: none is stored before.
+  const submission = await submitTurn(db, runs, target, threadId, request, {
+    ...options,
+    runId,
+    threadId,
+    // Stored with the run's start when its slot is free at once (one commit).
+    aroundLaunch: (launch) => {
+      if (refused !== undefined) throw refused;
+      return startThreadTurn(db, threadId, runId, launch, made);
+    },
+  });
+  if (submission.queued) {
+    // Waiting for a slot: stored now, so it can be read (and is busy) while the run waits.
+    try {
+      storeThread(db, made);
+    } catch (err) {
+      refused = err;
+      throw err;
+    }
+  } else {
+    // Started at once with its thread stored, or could not start and stored none.
+    await submission.started.catch(() => {});
   }
+  return { thread: threadRecord(made), submission };
 }
 
 /**

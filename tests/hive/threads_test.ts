@@ -164,6 +164,40 @@ for (const store of STORES) {
 }
 
 for (const store of STORES) {
+  Deno.test(`threads: a run's output goes to its own turn, found by the thread's key [${store}]`, async () => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const id = createThread(db, H, "cli", {}).thread_id;
+    turn(id, "q1", "a1");
+    // A run whose process died mid-turn: the next turn takes the thread and goes on.
+    const orphan = turn(id, "q2", null);
+    statement(db, "UPDATE threads SET live_pid = 999999999 WHERE thread_id = ?").run(id);
+    const next = turn(id, "q3", null);
+    // The orphan's end is recorded after all (its process was only slow): on its own turn.
+    const at = new Date().toISOString();
+    finishRun(db, {
+      run_id: orphan,
+      harness_id: H.id,
+      status: "success",
+      output: "a2",
+      cost_usd: 0,
+      turns: 1,
+      started_at: at,
+      ended_at: at,
+      duration_ms: 1,
+      spec_version: "v",
+      failure_signature: null,
+      thread_id: id,
+    }, { head_hash: "0".repeat(64), events: 3 });
+    assert.deepEqual(
+      threadTurns(db, id).map((t) => [t.input, t.output]),
+      [["q1", "a1"], ["q2", "a2"], ["q3", null]],
+    );
+    assert.equal(getThread(db, H, id, null).live_run_id, next, "the lock stays the next turn's");
+  });
+}
+
+for (const store of STORES) {
   Deno.test(`threads: made held by its first run, and claimed as its viewer may see it [${store}]`, async (t) => {
     await using _home = await storeHome(store);
     const db = openHive();
