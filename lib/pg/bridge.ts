@@ -80,6 +80,35 @@ export interface Bridge {
 }
 
 /**
+ * How requests and answers travel between the threads: through the rings in shared memory when JSON
+ * carries their values exactly and they fit, else through the port.
+ *
+ * @param port1 This side's port.
+ * @param memory The shared memory.
+ * @returns The next answer there (or undefined), and the delivery of a request.
+ */
+function transport(port1: MessagePort, memory: SharedArrayBuffer) {
+  const signal = new Int32Array(memory);
+  const requests = ringOver(memory, FLAG.requests, REQUESTS_RING.offset, REQUESTS_RING.capacity);
+  const answers = ringOver(memory, FLAG.answers, ANSWERS_RING.offset, ANSWERS_RING.capacity);
+  return {
+    next(): PgAnswer | undefined {
+      const text = answers.shift();
+      if (text !== undefined) return JSON.parse(text);
+      return receiveMessageOnPort(port1)?.message as PgAnswer | undefined;
+    },
+    deliver(full: PgCall & { id: number }): void {
+      if (
+        (full.op !== "query" || full.args.every(jsonExact)) && requests.push(JSON.stringify(full))
+      ) {
+        Atomics.add(signal, FLAG.asked, 1);
+        Atomics.notify(signal, FLAG.asked);
+      } else port1.postMessage(full);
+    },
+  };
+}
+
+/**
  * The calling side of a bridge over a worker's port and shared memory.
  *
  * @param port1 This side's port.
@@ -95,14 +124,7 @@ export function createBridge(
   answerTimeoutMs: number,
 ): Bridge {
   const signal = new Int32Array(memory);
-  const requests = ringOver(memory, FLAG.requests, REQUESTS_RING.offset, REQUESTS_RING.capacity);
-  const answers = ringOver(memory, FLAG.answers, ANSWERS_RING.offset, ANSWERS_RING.capacity);
-  /** The next answer there, from the ring or the port, or undefined. */
-  const next = (): PgAnswer | undefined => {
-    const text = answers.shift();
-    if (text !== undefined) return JSON.parse(text);
-    return receiveMessageOnPort(port1)?.message as PgAnswer | undefined;
-  };
+  const { next, deliver } = transport(port1, memory);
   let open = true;
   let nextId = 0;
   /** Why the database last counted as lost (said again while it is down). */
@@ -131,14 +153,8 @@ export function createBridge(
       const key = req.sql.slice(0, 80);
       (counts.bySql ??= {})[key] = (counts.bySql[key] ?? 0) + 1;
     }
-    const full = { ...req, id };
     try {
-      if (
-        (req.op !== "query" || req.args.every(jsonExact)) && requests.push(JSON.stringify(full))
-      ) {
-        Atomics.add(signal, FLAG.asked, 1);
-        Atomics.notify(signal, FLAG.asked);
-      } else port1.postMessage(full);
+      deliver({ ...req, id });
     } catch (err) {
       nextId = before; // not sent: the worker, which takes requests in order of id, waits for none
       throw err;
