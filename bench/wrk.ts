@@ -176,6 +176,10 @@ export async function interleavedAll(
   const results: WrkResult[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
     for (const [k, t] of targets.entries()) {
+      // A server left with requests in flight when wrk stops (a peer's p99 is over a second at 64
+      // connections) goes on working them off: the next target's round waits for the machine to be
+      // quiet again, so each is measured alone.
+      await quietMachine();
       results[k]!.push(await wrk(t.url, connections, seconds, t.headers, t.post));
     }
   }
@@ -185,4 +189,34 @@ export async function interleavedAll(
     p99_ms: median(list.map((r) => r.p99_ms)),
     errors: list.reduce((n, r) => n + r.errors, 0),
   }));
+}
+
+/** The machine's busy and total CPU time so far (Linux `/proc/stat`), or undefined elsewhere. */
+async function cpuTimes(): Promise<{ busy: number; total: number } | undefined> {
+  try {
+    const line = (await Deno.readTextFile("/proc/stat")).split("\n")[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0); // idle, iowait
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until the machine's cores are mostly idle (under 15 % busy over 100 ms), at most `maxMs`:
+ * what a server under test still does after its load stopped must not be charged to the next one.
+ *
+ * @param maxMs The longest wait.
+ */
+export async function quietMachine(maxMs = 5_000): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const a = await cpuTimes();
+    if (!a) return;
+    await new Promise((r) => setTimeout(r, 100));
+    const b = await cpuTimes();
+    if (!b || b.total === a.total || (b.busy - a.busy) / (b.total - a.total) < 0.15) return;
+  }
 }

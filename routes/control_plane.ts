@@ -46,7 +46,7 @@ import {
 } from "./control_plane/health_routes.ts";
 import { a2aRoutes } from "./control_plane/a2a_routes.ts";
 import { openAiRoutes } from "./control_plane/openai_routes.ts";
-import { runRoutes } from "./control_plane/run_routes.ts";
+import { runAnswer, runRoutes } from "./control_plane/run_routes.ts";
 import { threadRoutes } from "./control_plane/thread_routes.ts";
 import { approvalRoutes } from "./control_plane/approval_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
@@ -133,18 +133,25 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       return principal;
     },
     async authorizedBody(c, scope, allowEmpty = false) {
-      const body = readJsonObject(c.req.raw, maxBodyBytes, { allowEmpty });
+      const verified = await ctx.verifiedBody(c.req.raw, scope, allowEmpty);
+      c.set("principal", verified.who);
+      return verified;
+    },
+    async verifiedBody(request, scope, allowEmpty = false) {
+      const body = readJsonObject(request, maxBodyBytes, { allowEmpty });
       body.catch(() => {}); // its error is reported after the token's verdict, or not at all
-      const who = await ctx.authorize(c, scope);
+      const who = await ctx.verify(request, scope);
       return { who, body: await body };
     },
   };
 
   // `GET /health` and `GET /stats` — the probe and the poll, the two requests monitoring sends
-  // hardest — are answered before the router, by the same answers its routes give.
+  // hardest — and `POST /run`, the request a deployed harness serves most, are answered before the
+  // router, by the same answers its routes give.
   const direct = new Map<string, Answer>([
-    ["/health", healthAnswer(ctx)],
-    ["/stats", statsAnswer(ctx)],
+    ["GET /health", healthAnswer(ctx)],
+    ["GET /stats", statsAnswer(ctx)],
+    ["POST /run", runAnswer(ctx)],
   ]);
   const app: ControlPlaneApp = new Hono<Env>();
   for (
@@ -168,8 +175,10 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   return {
     fetch: withCheckedHost(withRequestLog(
       (request) => {
-        const path = request.method === "GET" ? pathOf(request) : undefined;
-        const answer = path === undefined ? undefined : direct.get(path);
+        const method = request.method;
+        const answer = method === "GET" || method === "POST"
+          ? direct.get(`${method} ${pathOf(request)}`)
+          : undefined;
         return answer ? answer(request) : app.fetch(request);
       },
       log,

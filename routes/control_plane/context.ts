@@ -53,6 +53,12 @@ export interface ControlPlaneContext {
     scope: string,
     allowEmpty?: boolean,
   ): Promise<{ who: Principal; body: Record<string, unknown> }>;
+  /** {@link authorizedBody} for a request answered before the router (`POST /run`). */
+  verifiedBody(
+    request: Request,
+    scope: string,
+    allowEmpty?: boolean,
+  ): Promise<{ who: Principal; body: Record<string, unknown> }>;
 }
 
 /**

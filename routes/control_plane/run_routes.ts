@@ -7,12 +7,41 @@
 
 import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
-import { okResponse } from "../../lib/http/response.ts";
+import { errorResponse, okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
 import { lastEventId, readRequest, RUN_REQUEST } from "../../lib/requests.ts";
 import { runEventFrames } from "../../lib/runs/events.ts";
 import { sseFrames } from "../../lib/runs/frames.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
+import type { Answer } from "./health_routes.ts";
+
+/**
+ * The `POST /run` answer: the token checked for `run` while the body is read, the run submitted, its
+ * result (or, with `?stream=true`, its frames) answered; a refusal is answered here. The control
+ * plane answers `POST /run` with it before the router, as the route below does.
+ *
+ * @param ctx The control plane's context.
+ * @returns The answer.
+ */
+export function runAnswer(ctx: ControlPlaneContext): Answer {
+  return async (request) => {
+    try {
+      const { who, body } = await ctx.verifiedBody(request, "run");
+      const run = await ctx.runs.submit(ctx.trusted, readRequest(RUN_REQUEST, body), {
+        startedBy: who.key_id,
+      });
+      if (queryParam(request, "stream") === "true") return sseResponse(sseFrames(run.frames()));
+      return okResponse(await run.result);
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/** A query parameter of the request (percent-decoded), without parsing a URL when there is none. */
+function queryParam(request: Request, name: string): string | null {
+  return request.url.includes("?") ? new URL(request.url).searchParams.get(name) : null;
+}
 
 /**
  * The run routes.
@@ -22,14 +51,8 @@ import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
  */
 export function runRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
-  app.post("/run", async (c) => {
-    const { who, body } = await ctx.authorizedBody(c, "run");
-    const run = await ctx.runs.submit(ctx.trusted, readRequest(RUN_REQUEST, body), {
-      startedBy: who.key_id,
-    });
-    if (c.req.query("stream") === "true") return sseResponse(sseFrames(run.frames()));
-    return okResponse(await run.result);
-  });
+  const run = runAnswer(ctx);
+  app.post("/run", (c) => run(c.req.raw));
   app.get("/runs/:run_id/events", async (c) => {
     await ctx.authorize(c, "read");
     const after = lastEventId(c.req.header("last-event-id"), c.req.query("last_event_id"));
