@@ -206,7 +206,13 @@ Deno.test("delegation to a remote peer over A2A, between two control planes", as
     const checked: string[] = [];
     for (const dir of [homeA.path, homeB.path, root.path]) {
       for await (const path of filesUnder(dir)) {
-        assert.ok(!contains(await Deno.readFile(path), needle), `the token is in ${path}`);
+        // The servers still run: a spare journal listed here may be taken or removed meanwhile.
+        const bytes = await Deno.readFile(path).catch((err) => {
+          if (err instanceof Deno.errors.NotFound) return undefined;
+          throw err;
+        });
+        if (bytes === undefined) continue;
+        assert.ok(!contains(bytes, needle), `the token is in ${path}`);
         checked.push(path);
       }
     }
