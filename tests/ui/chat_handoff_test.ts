@@ -84,6 +84,8 @@ Deno.test("a chat turn that delegated: the hand-off line, the delegated share, a
   const checkBlock = async (block: ReturnType<typeof page.locator>) => {
     await block.waitFor();
     const handoff = block.getByTestId("handoff");
+    // A live run's block shows before its hand-off ends; the hand-off's line comes when it has.
+    await handoff.first().waitFor();
     assert.equal(await handoff.count(), 1);
     assert.match(await handoff.innerText(), /b\s+success \$0\.001 · 1 turns · run_/);
     assert.match(
