@@ -28,6 +28,25 @@ import { storeHome, STORES } from "../helpers/hive_stores.ts";
 
 const H = { id: "talker", dir: "/h/talker" };
 
+/** Records a thread turn's run as ended with `output` (an empty output is an error). */
+function endTurn(runId: string, threadId: string, output: string, cost: number): void {
+  const at = new Date().toISOString();
+  finishRun(openHive(), {
+    run_id: runId,
+    harness_id: H.id,
+    status: output ? "success" : "error",
+    output,
+    cost_usd: cost,
+    turns: 1,
+    started_at: at,
+    ended_at: at,
+    duration_ms: 1,
+    spec_version: "v",
+    failure_signature: output ? null : "error:provider",
+    thread_id: threadId,
+  }, { head_hash: "0".repeat(64), events: 3 });
+}
+
 /** A turn of a thread: the run recorded as it starts and, unless `open`, as it ends. */
 function turn(threadId: string, input: string, output: string | null): string {
   const db = openHive();
@@ -44,22 +63,7 @@ function turn(threadId: string, input: string, output: string | null): string {
     trace_path: `${H.dir}/.framework/traces/${run_id}.jsonl`,
     thread_id: threadId,
   });
-  if (output !== null) {
-    finishRun(db, {
-      run_id,
-      harness_id: H.id,
-      status: output ? "success" : "error",
-      output,
-      cost_usd: 0.001,
-      turns: 1,
-      started_at: at,
-      ended_at: at,
-      duration_ms: 1,
-      spec_version: "v",
-      failure_signature: output ? null : "error:provider",
-      thread_id: threadId,
-    }, { head_hash: "0".repeat(64), events: 3 });
-  }
+  if (output !== null) endTurn(run_id, threadId, output, 0.001);
   return run_id;
 }
 
@@ -175,20 +179,7 @@ for (const store of STORES) {
     const next = turn(id, "q3", null);
     // The orphan's end is recorded after all (its process was only slow): on its own turn.
     const at = new Date().toISOString();
-    finishRun(db, {
-      run_id: orphan,
-      harness_id: H.id,
-      status: "success",
-      output: "a2",
-      cost_usd: 0,
-      turns: 1,
-      started_at: at,
-      ended_at: at,
-      duration_ms: 1,
-      spec_version: "v",
-      failure_signature: null,
-      thread_id: id,
-    }, { head_hash: "0".repeat(64), events: 3 });
+    endTurn(orphan, id, "a2", 0);
     assert.deepEqual(
       threadTurns(db, id).map((t) => [t.input, t.output]),
       [["q1", "a1"], ["q2", "a2"], ["q3", null]],
@@ -220,20 +211,7 @@ for (const store of STORES) {
         trace_path: `${H.dir}/.framework/traces/${first}.jsonl`,
         thread_id: made.thread_id,
       });
-      finishRun(db, {
-        run_id: first,
-        harness_id: H.id,
-        status: "success",
-        output: "a1",
-        cost_usd: 0,
-        turns: 1,
-        started_at: at,
-        ended_at: at,
-        duration_ms: 1,
-        spec_version: "v",
-        failure_signature: null,
-        thread_id: made.thread_id,
-      }, { head_hash: "0".repeat(64), events: 3 });
+      endTurn(first, made.thread_id, "a1", 0);
       const after = getThread(db, H, made.thread_id, null);
       assert.deepEqual([after.live_run_id, after.turns], [null, 1]);
       assert.deepEqual(threadHistory(db, made.thread_id, 20), [{ input: "q1", output: "a1" }]);
