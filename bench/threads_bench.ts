@@ -16,6 +16,8 @@ import { setFrameworkHome } from "../lib/paths.ts";
 import { submitToThread } from "../lib/runs/threads.ts";
 import { createRunService } from "../lib/runs/service.ts";
 import { fmt, measure, report, summarize } from "./measure.ts";
+import { startRunPlane } from "./run_plane.ts";
+import { takeTurns } from "./take_turns.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";
 
 /** Records a finished turn of a thread straight into the hive, as a run of it would. */
@@ -132,6 +134,58 @@ export async function run(): Promise<void> {
   } finally {
     closeHives();
     setFrameworkHome(undefined);
+  }
+  await servedTurns();
+}
+
+/**
+ * A thread turn as a deployed harness serves it, beside `POST /run` on the same control plane: the
+ * run benchmarks' task (two model calls and a tool call), a thread given 20 turns first (so every
+ * turn measured carries 20 earlier ones), one client after another (p50) and eight at once (runs per
+ * second, each client its own thread: a thread runs one turn at a time), taking turns request by
+ * request as the other faces do (bench/take_turns.ts). Target: within 10 % of `/run`.
+ */
+async function servedTurns(): Promise<void> {
+  const CLIENTS = 8;
+  const plane = await startRunPlane("fw-bench-thread-turns-", CLIENTS);
+  const headers = { ...plane.headers, "content-type": "application/json" };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(plane.base + path, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
+    // deno-lint-ignore no-explicit-any
+    const doc: any = await res.json();
+    if (res.status >= 300 || !doc.ok) {
+      throw new Error(`${path}: ${res.status} ${JSON.stringify(doc).slice(0, 300)}`);
+    }
+    return doc.data;
+  };
+  try {
+    const threads: string[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const { thread_id } = await post("/threads", {});
+      for (let turn = 0; turn < 20; turn++) {
+        await post(`/threads/${thread_id}/run`, { input: "hello" });
+      }
+      threads.push(thread_id);
+    }
+    // One client uses the first thread; a batch of eight gives each request its own thread.
+    let next = 0;
+    await takeTurns({
+      "POST /run": async () => {
+        if ((await post("/run", { input: "hello" })).output !== "done") throw new Error("/run");
+      },
+      "thread turn (20 earlier)": async () => {
+        const thread = threads[next++ % CLIENTS]!;
+        if ((await post(`/threads/${thread}/run`, { input: "hello" })).output !== "done") {
+          throw new Error("thread turn");
+        }
+      },
+    }, { clients: CLIENTS, rounds: 7, perRound: 40 });
+  } finally {
+    await plane.server.stop();
   }
 }
 

@@ -15,6 +15,13 @@ import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
+import {
+  forgetThread,
+  knownHistory,
+  rememberHistory,
+  turnAbandoned,
+  turnStarted,
+} from "./thread_history.ts";
 
 /** A thread as every face shows it (without its runs). */
 export interface ThreadRecord {
@@ -404,6 +411,7 @@ export function deleteThread(
     statement(db, "DELETE FROM thread_turns WHERE thread_id = ?").run(threadId);
     statement(db, "DELETE FROM threads WHERE thread_id = ?").run(threadId);
   });
+  forgetThread(threadId);
 }
 
 /**
@@ -470,35 +478,72 @@ export function isThreadBusy(err: unknown, threadId: string): boolean {
     err.details.thread_id === threadId;
 }
 
+/** A turn's start: the thread, who asks, and how many earlier turns its run is given. */
+export interface TurnStart {
+  harness: HarnessRef;
+  threadId: string;
+  /** The run that will hold the thread (it may hold it already: a run that waited for a slot). */
+  runId: string;
+  /** Its owner, or null for anyone. */
+  viewer: ThreadViewer;
+  /** How many earlier turns the run is given (`limits.thread_history_turns`). */
+  historyTurns: number;
+  /**
+   * The thread, when it is new ({@link newThread}, made held by this run): stored first unless it was
+   * already (while the run waited), with no turns to read and no lock to check.
+   */
+  made?: NewThread;
+}
+
 /**
- * Starts a run of a thread in the transaction that takes the thread's lock for it: `start` records
- * the run (its row and its turn, in a savepoint of this transaction), so the lock and the run's start
- * are one commit. A new thread not stored yet is stored in the same transaction. A thread another run
- * holds is left alone and nothing is recorded.
+ * Starts a run of a thread in one transaction: the thread found as its viewer may see it, checked
+ * free (or held by this run already), its newest turns read as the run's history, and the run
+ * recorded by `start` (its row and its turn, which takes the thread's lock: lib/hive/runs.ts), so
+ * the check, the history and the run's start are one read of the hive and one commit. A thread
+ * another run holds is left alone and nothing is recorded.
  *
  * @param db The hive.
- * @param threadId The thread.
- * @param runId The run that will hold it (it may hold it already: a run that waited for a slot).
- * @param start Records and launches the run (synchronous).
- * @param made The thread, when it is new ({@link newThread}, made held by this run): stored first
- *   unless it was already, and held by the run either way (no lock to take).
+ * @param turn The thread, the run, who asks, and how much history.
+ * @param start Records and launches the run (synchronous), given the thread's earlier turns.
  * @returns What `start` returns.
- * @throws {@link threadBusy} while another run holds the thread; `not_found` for a deleted thread.
+ * @throws {@link threadBusy} while another run holds the thread; `not_found` for a thread the viewer
+ *   may not see (or one deleted).
  */
 export function startThreadTurn<T>(
   db: Hive,
-  threadId: string,
-  runId: string,
-  start: () => T,
-  made?: NewThread,
+  turn: TurnStart,
+  start: (history: { input: string; output: string }[]) => T,
 ): T {
-  return inTransaction(db, () => {
-    // A new thread is made held by this run: stored now, or already while the run waited.
-    if (made) storeThread(db, made);
-    const holder = made ? null : takeLock(db, threadId, runId);
-    if (holder !== null) throw threadBusy(threadId, holder);
-    return start();
-  });
+  const { threadId, runId, made, historyTurns } = turn;
+  try {
+    return inTransaction(db, () => {
+      if (made) {
+        // A new thread is made held by this run: stored now, or already while the run waited.
+        storeThread(db, made);
+        rememberHistory(threadId, made.turns, historyTurns, []);
+        return start([]);
+      }
+      const row = threadRow(db, turn.harness, threadId, turn.viewer);
+      const holder = heldByMe(row, runId) ? null : liveRunOf(db, row);
+      if (holder !== null && holder !== runId) throw threadBusy(threadId, holder);
+      // The history this process knows as of the row's turn count, else read (and remembered).
+      let history = knownHistory(threadId, row.turns, historyTurns);
+      if (!history) {
+        history = threadHistory(db, threadId, historyTurns);
+        rememberHistory(threadId, row.turns, historyTurns, history);
+      }
+      return start(history);
+    });
+  } catch (err) {
+    turnAbandoned(runId); // its start was undone
+    throw err;
+  }
+}
+
+/** Whether a row's lock is held by this run of this process (a run that waited for a slot). */
+function heldByMe(row: ThreadRow, runId: string): boolean {
+  const me = ownProcess();
+  return row.live_run_id === runId && row.live_pid === me.pid && row.live_start === me.marker;
 }
 
 /**
@@ -525,13 +570,11 @@ export function claimThread(
 
 /** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */
 function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
-  const me = ownProcess();
   // Held by this run of this process already (a new thread made for it, a run that waited).
-  if (row.live_run_id === runId && row.live_pid === me.pid && row.live_start === me.marker) {
-    return null;
-  }
+  if (heldByMe(row, runId)) return null;
   const live = liveRunOf(db, row);
   if (live !== null && live !== runId) return live;
+  const me = ownProcess();
   statement(
     db,
     "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
@@ -579,7 +622,9 @@ export function threadHistory(
 }
 
 /**
- * Records a thread's new turn as its run starts (in the run's own insert, one transaction).
+ * Records a thread's new turn as its run starts (in the run's own insert, one transaction), and
+ * makes the run the thread's holder in the same write (its start checked the thread free, or held by
+ * this run already: {@link startThreadTurn}).
  *
  * @param db The hive.
  * @param threadId The thread.
@@ -594,15 +639,19 @@ export function addThreadTurn(
   input: string,
   at: string,
 ): void {
-  statement(
+  const { seq } = statement(
     db,
     `INSERT INTO thread_turns (thread_id, seq, run_id, input)
-     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3)`,
-  ).run(threadId, runId, input);
-  statement(db, "UPDATE threads SET turns = turns + 1, updated_at = ? WHERE thread_id = ?").run(
-    at,
-    threadId,
-  );
+     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3) RETURNING seq`,
+  ).get(threadId, runId, input) as { seq: number };
+  turnStarted(runId, threadId, Number(seq), input);
+  const me = ownProcess();
+  statement(
+    db,
+    `UPDATE threads SET turns = turns + 1, updated_at = ?1, live_run_id = ?2, live_pid = ?3,
+       live_start = ?4
+     WHERE thread_id = ?5`,
+  ).run(at, runId, me.pid, me.marker, threadId);
 }
 
 /**

@@ -17,6 +17,7 @@ import { copyJournalFile } from "../journal/hive_copy.ts";
 import { journalCopyFailure, journalLineSender } from "../hive/journal_lines.ts";
 import { isHiveUnavailable } from "../errors.ts";
 import { retryWhenHiveBack } from "../hive/retry.ts";
+import { turnAbandoned, turnEnded } from "../hive/thread_history.ts";
 import { failureSignature } from "../failure_signature.ts";
 import type { RunResult } from "../run_types.ts";
 import { HIVE_UNAVAILABLE } from "./end_run.ts";
@@ -114,8 +115,11 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     });
     try {
       await end.written;
+      // A thread's turn is known to this process once its end is recorded (its next turn's history).
+      turnEnded(run_id, reported.output);
       if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
     } catch (err) {
+      turnAbandoned(run_id);
       if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
       if (!isHiveUnavailable(err)) {
         console.error(

@@ -73,11 +73,15 @@ export type SubmitOptions = Omit<RunOptions, "trusted"> & {
     signal: AbortSignal,
   ) => Promise<Partial<RunOptions> | void>;
   /**
-   * Wraps the run's launch, which records it in the hive synchronously: a thread's run takes its
-   * thread in the transaction that records its start (one commit; a throw before `launch` ends the
-   * submission with nothing recorded, and frees the slot).
+   * Wraps the run's launch, which records it in the hive synchronously: a thread's run checks its
+   * thread and reads its history in the transaction that records its start (one commit), and hands
+   * `launch` the options it read (its history). A throw before `launch` ends the submission with
+   * nothing recorded, and frees the slot.
    */
-  aroundLaunch?: (launch: () => RunHandle) => RunHandle;
+  aroundLaunch?: (
+    launch: (more?: Partial<RunOptions>) => RunHandle,
+    prepared: PreparedRun,
+  ) => RunHandle;
 };
 
 /** A submitted run. */
@@ -202,8 +206,12 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               shuttingDown: closing.signal,
             });
             if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
-            const launch = () => launchRun(prepared, run_id);
-            const run = aroundLaunch ? aroundLaunch(launch) : launch();
+            const launch = (more?: Partial<RunOptions>) =>
+              launchRun(
+                more ? { ...prepared, options: { ...prepared.options, ...more } } : prepared,
+                run_id,
+              );
+            const run = aroundLaunch ? aroundLaunch(launch, prepared) : launch();
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();
             guestsOf.set(run.run_id, guests);

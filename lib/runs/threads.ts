@@ -16,16 +16,16 @@ import {
   claimThread,
   createThread,
   isThreadBusy,
+  isUnknownThread,
   lockThread,
   newThread,
   startThreadTurn,
   storeThread,
   threadBusy,
-  threadHistory,
-  threadHolder,
   type ThreadRecord,
   threadRecord,
   type ThreadViewer,
+  type TurnStart,
   unlockThread,
 } from "../hive/threads.ts";
 import { newRunId } from "../ids.ts";
@@ -72,14 +72,6 @@ export function threadViewer(who: { key_id: string; scopes: readonly string[] })
 
 /** Wakes the runs of this process waiting for a thread when a run of it ends. */
 const freed = new EventTarget();
-
-/** The history of a thread's run: its earlier turns, as the conversation the model is given. */
-function historyOf(db: Hive, threadId: string, limit: number): Message[] {
-  return threadHistory(db, threadId, limit).flatMap((t): Message[] => [
-    { role: "user", content: t.input },
-    { role: "assistant", content: t.output },
-  ]);
-}
 
 /** Waits until this run holds the thread (the run before it has ended). */
 async function waitForThread(
@@ -199,33 +191,55 @@ export async function submitToThread(
     ...submitOptions,
     runId,
     threadId,
-    // Once it has its slot: the thread (after the run before it, under `queue`), then its history.
-    beforeLaunch: async (prepared, signal): Promise<Partial<RunOptions>> => {
-      if (holder !== null) await waitForThread(db, threadId, runId, signal);
-      return historyFor(db, threadId, prepared, submitOptions.history);
-    },
+    // Once it has its slot: the thread, after the run before it (under `queue`).
+    ...(holder !== null
+      ? {
+        beforeLaunch: (_: PreparedRun, signal: AbortSignal) =>
+          waitForThread(db, threadId, runId, signal),
+      }
+      : {}),
+    // Then its history is read, and its start recorded, in one transaction.
+    aroundLaunch: (launch, prepared) =>
+      startThreadTurn(
+        db,
+        turnStart(harness, threadId, runId, viewer, prepared),
+        (history) => launch(withHistory(history, submitOptions.history)),
+      ),
   });
   return { kind: "run", submission };
 }
 
-/** The history options of a thread's run: its earlier turns, then the caller's own messages. */
-function historyFor(
-  db: Hive,
+/** A thread run's start: the thread, the run, who asks, and the harness's history length. */
+function turnStart(
+  harness: HarnessRef,
   threadId: string,
+  runId: string,
+  viewer: ThreadViewer,
   prepared: PreparedRun,
+): TurnStart {
+  const limit = prepared.loaded.spec.limits?.thread_history_turns;
+  return { harness, threadId, runId, viewer, historyTurns: limit ?? DEFAULT_THREAD_HISTORY_TURNS };
+}
+
+/** A thread run's history option: its thread's earlier turns, then the caller's own messages. */
+function withHistory(
+  turns: { input: string; output: string }[],
   own: Message[] | undefined,
 ): Partial<RunOptions> {
-  const limit = prepared.loaded.spec.limits?.thread_history_turns;
-  return {
-    history: [...historyOf(db, threadId, limit ?? DEFAULT_THREAD_HISTORY_TURNS), ...(own ?? [])],
-  };
+  const history = turns.flatMap((t): Message[] => [
+    { role: "user", content: t.input },
+    { role: "assistant", content: t.output },
+  ]);
+  return { history: own?.length ? [...history, ...own] : history };
 }
 
 /**
- * A message to a thread under `reject`: refused (409) when a run of it is going; else a run that
- * takes the thread in the transaction recording its start when its slot is free at once (one
- * commit), or at once, as {@link claimThread} would, when it waits for a slot (the thread is busy
- * while it waits). Two messages racing for a free thread: the second to start is refused.
+ * A message to a thread under `reject`: a run whose start finds the thread (as its viewer may see
+ * it), checks it free, reads its history and records the run, in one transaction, when its slot is
+ * free at once (one read of the hive, one commit); refused (409) when a run of it is going, and not
+ * found (404) for a thread the viewer may not see, with nothing recorded. A run that waits for a
+ * slot takes the thread at once, as {@link claimThread} does (the thread is busy while it waits).
+ * Two messages racing for a free thread: the second to start is refused.
  */
 async function submitFree(
   db: Hive,
@@ -238,25 +252,24 @@ async function submitFree(
 ): Promise<Submission> {
   const { viewer, ...submitOptions } = options;
   const { runId } = submitOptions;
-  // Read, not taken: a thread another run holds (or one the viewer may not see) is refused here.
-  const holder = threadHolder(db, harness, threadId, viewer);
-  if (holder !== null) throw threadBusy(threadId, holder);
   // A run refused after it was queued (the thread was taken meanwhile) never starts.
   let refused: unknown;
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...submitOptions,
     threadId,
-    beforeLaunch: (prepared) =>
-      Promise.resolve(historyFor(db, threadId, prepared, submitOptions.history)),
-    aroundLaunch: (launch) => {
+    aroundLaunch: (launch, prepared) => {
       if (refused !== undefined) throw refused;
-      return startThreadTurn(db, threadId, runId, launch);
+      return startThreadTurn(
+        db,
+        turnStart(harness, threadId, runId, viewer, prepared),
+        (history) => launch(withHistory(history, submitOptions.history)),
+      );
     },
   });
   if (submission.queued) {
-    // Waiting for a slot: the thread is taken now, so it is busy while the run waits.
+    // Waiting for a slot: the thread is found and taken now, so it is busy while the run waits.
     try {
-      const taken = lockThread(db, threadId, runId);
+      const taken = claimThread(db, harness, threadId, viewer, runId);
       if (taken !== null) throw threadBusy(threadId, taken);
     } catch (err) {
       refused = err;
@@ -264,12 +277,12 @@ async function submitFree(
     }
     return submission;
   }
-  // Started at once (its start transaction took the thread), or refused there: a message that
-  // raced this one took the thread first.
+  // Started at once, or refused at its start (a thread another run holds, or one the viewer may not
+  // see): the refusal is this message's answer.
   try {
     await submission.started;
   } catch (err) {
-    if (isThreadBusy(err, threadId)) throw err;
+    if (isThreadBusy(err, threadId) || isUnknownThread(err, threadId)) throw err;
   }
   return submission;
 }
@@ -321,9 +334,13 @@ export async function startThread(
     runId,
     threadId,
     // Stored with the run's start when its slot is free at once (one commit).
-    aroundLaunch: (launch) => {
+    aroundLaunch: (launch, prepared) => {
       if (refused !== undefined) throw refused;
-      return startThreadTurn(db, threadId, runId, launch, made);
+      return startThreadTurn(
+        db,
+        { ...turnStart(harness, threadId, runId, null, prepared), made },
+        () => launch(),
+      );
     },
   });
   if (submission.queued) {

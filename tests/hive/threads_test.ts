@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { finishRun, insertRun } from "../../lib/hive/runs.ts";
+import { insertRun } from "../../lib/hive/runs.ts";
 import {
   claimThread,
   createThread,
@@ -25,44 +25,19 @@ import {
 import { newRunId } from "../../lib/ids.ts";
 import { statement } from "../../lib/sqlite/statements.ts";
 import { storeHome, STORES } from "../helpers/hive_stores.ts";
+import { recordTurnEnd, recordTurnStart } from "../helpers/thread_turns.ts";
 
 const H = { id: "talker", dir: "/h/talker" };
 
 /** Records a thread turn's run as ended with `output` (an empty output is an error). */
-function endTurn(runId: string, threadId: string, output: string, cost: number): void {
-  const at = new Date().toISOString();
-  finishRun(openHive(), {
-    run_id: runId,
-    harness_id: H.id,
-    status: output ? "success" : "error",
-    output,
-    cost_usd: cost,
-    turns: 1,
-    started_at: at,
-    ended_at: at,
-    duration_ms: 1,
-    spec_version: "v",
-    failure_signature: output ? null : "error:provider",
-    thread_id: threadId,
-  }, { head_hash: "0".repeat(64), events: 3 });
-}
+const endTurn = (runId: string, threadId: string, output: string, cost: number) =>
+  recordTurnEnd(H, threadId, runId, output, cost);
 
 /** A turn of a thread: the run recorded as it starts and, unless `open`, as it ends. */
 function turn(threadId: string, input: string, output: string | null): string {
-  const db = openHive();
   const run_id = newRunId();
-  const at = new Date().toISOString();
-  assert.equal(lockThread(db, threadId, run_id), null);
-  insertRun(db, {
-    run_id,
-    harness_id: H.id,
-    harness_dir: H.dir,
-    input,
-    started_at: at,
-    spec_version: "v",
-    trace_path: `${H.dir}/.framework/traces/${run_id}.jsonl`,
-    thread_id: threadId,
-  });
+  assert.equal(lockThread(openHive(), threadId, run_id), null);
+  recordTurnStart(H, threadId, run_id, input);
   if (output !== null) endTurn(run_id, threadId, output, 0.001);
   return run_id;
 }
@@ -178,7 +153,6 @@ for (const store of STORES) {
     statement(db, "UPDATE threads SET live_pid = 999999999 WHERE thread_id = ?").run(id);
     const next = turn(id, "q3", null);
     // The orphan's end is recorded after all (its process was only slow): on its own turn.
-    const at = new Date().toISOString();
     endTurn(orphan, id, "a2", 0);
     assert.deepEqual(
       threadTurns(db, id).map((t) => [t.input, t.output]),

@@ -1,0 +1,135 @@
+/**
+ * The recent answered turns of the threads this process runs, so that a thread's next run is given
+ * its history without reading the hive again. What is known of a thread holds as of a count of its
+ * turns, and is used only while the thread's row (read in the transaction that starts the next run)
+ * still has that count: a turn started by another process sharing the hive changes the count, and the
+ * history is read from the hive again. A turn of this process is added once its end is committed
+ * (never before: a turn whose end was not recorded is not known), and only onto what was known
+ * just before it began. Bounded: the most recently used threads, each at most the history length it
+ * was read with (docs/performance.md, Threads).
+ *
+ * @module
+ */
+
+/** An earlier turn, as a run's history gives it: its input and final output. */
+export interface AnsweredTurn {
+  input: string;
+  output: string;
+}
+
+/** What is known of one thread. */
+interface Known {
+  /** How many turns the thread had when this was true. */
+  turns: number;
+  /** The history length it was read with (requests for more read the hive). */
+  cap: number;
+  /** Its newest answered turns, oldest first, at most `cap`. */
+  answered: AnsweredTurn[];
+}
+
+/** How many threads are remembered at most (the most recently used). */
+const MAX_THREADS = 256;
+/** The longest history remembered; longer ones are read from the hive every time. */
+const MAX_CAP = 100;
+
+const known = new Map<string, Known>();
+/** Turns started and not yet ended: their thread, number and input. */
+const open = new Map<string, { threadId: string; seq: number; input: string }>();
+
+/**
+ * A thread's newest answered turns, when known as of `turns` turns and for at least `limit` of them.
+ *
+ * @param threadId The thread.
+ * @param turns Its turn count, as its row says now.
+ * @param limit How many answered turns at most.
+ * @returns The turns (oldest first), or undefined when they must be read from the hive.
+ */
+export function knownHistory(
+  threadId: string,
+  turns: number,
+  limit: number,
+): AnsweredTurn[] | undefined {
+  const entry = known.get(threadId);
+  if (!entry || entry.turns !== turns || limit > entry.cap) return undefined;
+  known.delete(threadId);
+  known.set(threadId, entry); // most recently used last
+  return entry.answered.slice(-limit);
+}
+
+/**
+ * Remembers a thread's newest answered turns as read from the hive (with its turn count, in the same
+ * transaction).
+ *
+ * @param threadId The thread.
+ * @param turns Its turn count when they were read.
+ * @param limit The history length they were read with.
+ * @param answered The turns read (oldest first, at most `limit`).
+ */
+export function rememberHistory(
+  threadId: string,
+  turns: number,
+  limit: number,
+  answered: AnsweredTurn[],
+): void {
+  if (limit <= 0 || limit > MAX_CAP) return;
+  known.delete(threadId);
+  known.set(threadId, { turns, cap: limit, answered: [...answered] });
+  if (known.size > MAX_THREADS) known.delete(known.keys().next().value!);
+}
+
+/**
+ * Notes a turn of this process as it starts (in the transaction recording it).
+ *
+ * @param runId Its run.
+ * @param threadId Its thread.
+ * @param seq Its number in the thread (1 for the first).
+ * @param input Its whole input.
+ */
+export function turnStarted(runId: string, threadId: string, seq: number, input: string): void {
+  open.set(runId, { threadId, seq, input });
+}
+
+/**
+ * Adds a turn of this process once its end is committed: onto what was known of its thread just
+ * before it began, or not at all (the thread is then read from the hive next time).
+ *
+ * @param runId Its run.
+ * @param output Its whole output, as its end recorded it.
+ */
+export function turnEnded(runId: string, output: string): void {
+  const turn = open.get(runId);
+  if (!turn) return;
+  open.delete(runId);
+  const entry = known.get(turn.threadId);
+  if (!entry) return;
+  if (entry.turns !== turn.seq - 1) {
+    known.delete(turn.threadId);
+    return;
+  }
+  entry.turns = turn.seq;
+  if (output === "") return;
+  entry.answered.push({ input: turn.input, output });
+  if (entry.answered.length > entry.cap) entry.answered.shift();
+}
+
+/**
+ * Forgets a turn whose start was undone or whose end was not recorded, and what is known of its
+ * thread.
+ *
+ * @param runId Its run.
+ */
+export function turnAbandoned(runId: string): void {
+  const turn = open.get(runId);
+  if (!turn) return;
+  open.delete(runId);
+  known.delete(turn.threadId);
+}
+
+/**
+ * Forgets what is known of a thread (deleted).
+ *
+ * @param threadId The thread.
+ */
+export function forgetThread(threadId: string): void {
+  known.delete(threadId);
+}

@@ -1,0 +1,160 @@
+/**
+ * The history a thread's run is given, as this process remembers it between turns: the same as the
+ * hive's, whatever happened in between — a turn of another process sharing the hive, a turn whose end
+ * was never recorded, a start undone, a thread deleted.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { openHive } from "../../lib/hive/open.ts";
+import {
+  knownHistory,
+  rememberHistory,
+  turnAbandoned,
+  turnEnded,
+  turnStarted,
+} from "../../lib/hive/thread_history.ts";
+import {
+  createThread,
+  deleteThread,
+  getThread,
+  lockThread,
+  startThreadTurn,
+  threadHistory,
+} from "../../lib/hive/threads.ts";
+import { newRunId } from "../../lib/ids.ts";
+import { statement } from "../../lib/sqlite/statements.ts";
+import { storeHome, STORES } from "../helpers/hive_stores.ts";
+import { recordTurnEnd, recordTurnStart } from "../helpers/thread_turns.ts";
+
+const H = { id: "talker", dir: "/h/talker" };
+
+const record = (threadId: string, runId: string, input: string) =>
+  recordTurnStart(H, threadId, runId, input);
+const end = (threadId: string, runId: string, output: string) =>
+  recordTurnEnd(H, threadId, runId, output);
+
+/** A turn of this process: started through the thread, ended, and told ended. */
+function ownTurn(threadId: string, input: string, output: string, limit = 3) {
+  const runId = newRunId();
+  const history = startThreadTurn(openHive(), {
+    harness: H,
+    threadId,
+    runId,
+    viewer: null,
+    historyTurns: limit,
+  }, (history) => {
+    record(threadId, runId, input);
+    return history;
+  });
+  end(threadId, runId, output);
+  turnEnded(runId, output);
+  return history;
+}
+
+/**
+ * A turn of another process sharing the hive: its thread's rows written as that process's start and
+ * end write them, never seen by this process's memory of the thread.
+ */
+function otherProcessTurn(threadId: string, input: string, output: string): void {
+  const db = openHive();
+  const runId = newRunId();
+  assert.equal(lockThread(db, threadId, runId), null);
+  statement(
+    db,
+    `INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
+     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3, ?4)`,
+  ).run(threadId, runId, input, output);
+  statement(
+    db,
+    "UPDATE threads SET turns = turns + 1, live_run_id = NULL, live_pid = NULL, live_start = NULL WHERE thread_id = ?",
+  ).run(threadId);
+}
+
+for (const store of STORES) {
+  Deno.test(`thread history: what this process remembers is what the hive holds [${store}]`, async (t) => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const id = createThread(db, H, "cli", {}).thread_id;
+    const pairs = (h: { input: string; output: string }[]) =>
+      h.map((x) => `${x.input}>${x.output}`);
+
+    await t.step("each turn is given the newest answered turns, as the hive has them", () => {
+      assert.deepEqual(ownTurn(id, "q1", "a1"), []);
+      assert.deepEqual(pairs(ownTurn(id, "q2", "a2")), ["q1>a1"]);
+      assert.deepEqual(pairs(ownTurn(id, "q3", "")), ["q1>a1", "q2>a2"]);
+      assert.deepEqual(pairs(ownTurn(id, "q4", "a4")), ["q1>a1", "q2>a2"]);
+      assert.deepEqual(pairs(ownTurn(id, "q5", "a5")), ["q1>a1", "q2>a2", "q4>a4"]);
+      // Remembered as of the thread's five turns, and equal to the hive's.
+      const turns = getThread(db, H, id, null).turns;
+      assert.deepEqual(knownHistory(id, turns, 3), threadHistory(db, id, 3));
+    });
+
+    await t.step("a turn of another process is read from the hive", () => {
+      otherProcessTurn(id, "q6", "a6");
+      assert.equal(knownHistory(id, getThread(db, H, id, null).turns, 3), undefined);
+      assert.deepEqual(pairs(ownTurn(id, "q7", "a7")), ["q4>a4", "q5>a5", "q6>a6"]);
+      assert.deepEqual(pairs(ownTurn(id, "q8", "a8")), ["q5>a5", "q6>a6", "q7>a7"]);
+    });
+
+    await t.step("a turn whose end was not recorded is not remembered", () => {
+      const runId = newRunId();
+      startThreadTurn(
+        db,
+        { harness: H, threadId: id, runId, viewer: null, historyTurns: 3 },
+        () => record(id, runId, "q9"),
+      );
+      turnAbandoned(runId); // its end never reached the hive
+      end(id, runId, "a9"); // recorded later (the hive came back): read from the hive next
+      assert.deepEqual(pairs(ownTurn(id, "q10", "a10")), ["q7>a7", "q8>a8", "q9>a9"]);
+    });
+
+    await t.step("a start undone leaves nothing remembered of it", () => {
+      const runId = newRunId();
+      assert.throws(() =>
+        startThreadTurn(
+          db,
+          { harness: H, threadId: id, runId, viewer: null, historyTurns: 3 },
+          () => {
+            record(id, runId, "q-undone");
+            throw new Error("the launch failed");
+          },
+        ), /the launch failed/);
+      turnEnded(runId, "never");
+      assert.deepEqual(pairs(ownTurn(id, "q11", "a11")), ["q8>a8", "q9>a9", "q10>a10"]);
+    });
+
+    await t.step("a longer history than remembered is read from the hive", () => {
+      assert.deepEqual(pairs(ownTurn(id, "q12", "a12", 5)), [
+        "q7>a7",
+        "q8>a8",
+        "q9>a9",
+        "q10>a10",
+        "q11>a11",
+      ]);
+    });
+
+    await t.step("a deleted thread is forgotten", () => {
+      deleteThread(db, H, id, null);
+      assert.equal(knownHistory(id, 12, 3), undefined);
+    });
+  });
+}
+
+Deno.test("thread history: a turn is added only onto what was known just before it began", () => {
+  rememberHistory("thr_a", 2, 2, [{ input: "q1", output: "a1" }]);
+  turnStarted("run_a3", "thr_a", 3, "q3");
+  turnEnded("run_a3", "a3");
+  assert.deepEqual(knownHistory("thr_a", 3, 2), [
+    { input: "q1", output: "a1" },
+    { input: "q3", output: "a3" },
+  ]);
+  assert.deepEqual(knownHistory("thr_a", 3, 1), [{ input: "q3", output: "a3" }]);
+  assert.equal(knownHistory("thr_a", 3, 3), undefined, "more than it was read with");
+  // Turn 5 ended here while turn 4 (another process's) was never seen: forgotten, not guessed.
+  turnStarted("run_a5", "thr_a", 5, "q5");
+  turnEnded("run_a5", "a5");
+  assert.equal(knownHistory("thr_a", 5, 2), undefined);
+  assert.equal(knownHistory("thr_a", 3, 2), undefined);
+});
