@@ -41,7 +41,6 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: "evals", key: ["eval_id"] },
   { name: "fork_origins", key: ["root_path"] },
   { name: "threads", key: ["thread_id"] },
-  { name: "thread_turns", key: ["thread_id", "seq"] },
   { name: "approvals", key: ["approval_id"] },
   { name: "remote_handoffs", key: ["handoff_id"] },
 ];

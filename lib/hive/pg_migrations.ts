@@ -326,4 +326,32 @@ export const PG_MIGRATIONS: readonly string[] = [
   DROP INDEX thread_turns_run;
   DROP INDEX runs_thread;
   `,
+  // 4: as SQLite's 18 (a thread's turn on its run's row, the thread following its runs by a trigger).
+  `
+  ALTER TABLE runs ADD COLUMN thread_seq BIGINT, ADD COLUMN thread_input TEXT,
+    ADD COLUMN thread_output TEXT;
+  UPDATE runs SET thread_seq = t.seq, thread_input = t.input, thread_output = t.output
+    FROM thread_turns t WHERE t.run_id = runs.run_id;
+  DROP TABLE thread_turns;
+  CREATE INDEX runs_thread_turns ON runs(thread_id, thread_seq) WHERE thread_id IS NOT NULL;
+  CREATE FUNCTION hive_thread_turns() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      UPDATE threads SET turns = turns + 1, updated_at = NEW.started_at,
+        live_run_id = CASE WHEN NEW.status = 'running' THEN NEW.run_id ELSE live_run_id END,
+        live_pid = CASE WHEN NEW.status = 'running' THEN NEW.owner_pid ELSE live_pid END,
+        live_start = CASE WHEN NEW.status = 'running' THEN NEW.owner_start ELSE live_start END
+      WHERE thread_id = NEW.thread_id;
+    ELSIF OLD.status = 'running' AND NEW.status <> 'running' THEN
+      UPDATE threads SET updated_at = coalesce(NEW.ended_at, updated_at),
+        live_pid = CASE WHEN live_run_id = NEW.run_id THEN NULL ELSE live_pid END,
+        live_start = CASE WHEN live_run_id = NEW.run_id THEN NULL ELSE live_start END,
+        live_run_id = CASE WHEN live_run_id = NEW.run_id THEN NULL ELSE live_run_id END
+      WHERE thread_id = NEW.thread_id;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER runs_thread_turns AFTER INSERT OR UPDATE OF status ON runs
+    FOR EACH ROW WHEN (NEW.thread_id IS NOT NULL) EXECUTE FUNCTION hive_thread_turns();
+  `,
 ];

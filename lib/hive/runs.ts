@@ -11,9 +11,8 @@ import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import { type Hive, isPgHive } from "./open.ts";
-import { asOneChange, inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
-import { addThreadTurn, endThreadTurn } from "./threads.ts";
+import { turnStarted } from "./thread_history.ts";
 
 /** One row of the `runs` table. */
 export interface RunRow {
@@ -86,28 +85,16 @@ export function insertRun(
     eval_id?: string | null;
     /** Whether it counts in live-run fitness (default true). */
     live?: boolean;
-    /** The thread the run is a turn of: its turn is recorded in the same transaction. */
+    /**
+     * The thread the run is a turn of (its start checked the thread free: lib/hive/threads.ts): the
+     * row is the turn, numbered after the thread's last, with the whole input; the thread counts it
+     * and is held by the run (the hive's trigger, in the same statement).
+     */
     thread_id?: string | null;
   },
 ): void {
-  if (r.thread_id) {
-    const threadId = r.thread_id;
-    // A thread's run starts inside the transaction taking its thread (lib/hive/threads.ts): one change.
-    asOneChange(db, () => {
-      writeRunRow(db, r);
-      addThreadTurn(db, threadId, r.run_id, r.input, r.started_at);
-    });
-  } else writeRunRow(db, r);
-}
-
-function writeRunRow(db: Hive, r: Parameters<typeof insertRun>[1]): void {
   const owner = ownProcess();
-  statement(
-    db,
-    `INSERT INTO runs (run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
-       trace_path, parent_run_id, reentry_seq, eval_id, live, owner_pid, owner_start, thread_id)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  const args = [
     r.run_id,
     r.harness_id,
     r.harness_dir,
@@ -121,8 +108,24 @@ function writeRunRow(db: Hive, r: Parameters<typeof insertRun>[1]): void {
     r.live === false ? 0 : 1,
     owner.pid,
     owner.marker,
-    r.thread_id ?? null,
-  );
+  ];
+  const columns = `run_id, harness_id, harness_dir, status, input_excerpt, started_at, spec_version,
+       trace_path, parent_run_id, reentry_seq, eval_id, live, owner_pid, owner_start`;
+  if (!r.thread_id) {
+    statement(
+      db,
+      `INSERT INTO runs (${columns}) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(...args);
+    return;
+  }
+  const { thread_seq } = statement(
+    db,
+    `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
+       (SELECT turns + 1 FROM threads WHERE thread_id = ?14), ?15)
+     RETURNING thread_seq`,
+  ).get(...args, r.thread_id, r.input) as { thread_seq: number };
+  turnStarted(r.run_id, r.thread_id, Number(thread_seq), r.input);
 }
 
 /**
@@ -144,20 +147,6 @@ export function finishRun(
   options: { whole?: boolean } = {},
 ): boolean {
   const whole = options.whole === true && isPgHive(db);
-  if (result.thread_id) {
-    const threadId = result.thread_id;
-    const refused = new Error("the journal's copy is not whole");
-    try {
-      inTransaction(db, () => {
-        if (!writeRunEnd(db, result, journal, whole)) throw refused;
-        endThreadTurn(db, threadId, result.run_id, result.output, result.ended_at);
-      });
-    } catch (err) {
-      if (err === refused) return false;
-      throw err;
-    }
-    return true;
-  }
   return writeRunEnd(db, result, journal, whole) || !whole;
 }
 
@@ -168,9 +157,11 @@ function writeRunEnd(
   journal: { head_hash: string; events: number },
   whole: boolean,
 ): boolean {
+  // A thread's turn keeps the whole output (the thread's lock is let go by the hive's trigger).
+  const turn = result.thread_id ? ", thread_output = ?" : "";
   const set =
     `UPDATE runs SET status = ?, output_excerpt = ?, cost_usd = ?, turns = ?, ended_at = ?, duration_ms = ?,
-       head_hash = ?, events = ?, failure_signature = ?, error = ?, owner_pid = NULL, owner_start = NULL
+       head_hash = ?, events = ?, failure_signature = ?, error = ?, owner_pid = NULL, owner_start = NULL${turn}
      WHERE run_id = ?`;
   const args = [
     result.status,
@@ -183,6 +174,7 @@ function writeRunEnd(
     journal.events,
     result.failure_signature,
     result.error ? runErrorText(result.error) : null,
+    ...(result.thread_id ? [result.output] : []),
     result.run_id,
   ];
   if (!whole) return Number(statement(db, set).run(...args).changes) > 0;

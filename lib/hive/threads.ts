@@ -15,13 +15,7 @@ import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
-import {
-  forgetThread,
-  knownHistory,
-  rememberHistory,
-  turnAbandoned,
-  turnStarted,
-} from "./thread_history.ts";
+import { forgetThread, knownHistory, rememberHistory, turnAbandoned } from "./thread_history.ts";
 
 /** A thread as every face shows it (without its runs). */
 export interface ThreadRecord {
@@ -284,10 +278,9 @@ export function threadHarness(db: Hive, threadId: string): HarnessRef {
 export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
   return statement(
     db,
-    `SELECT t.run_id, coalesce(r.status, 'queued') AS status, t.input, t.output,
-       coalesce(r.cost_usd, 0) AS cost_usd, coalesce(r.turns, 0) AS turns, r.started_at
-     FROM thread_turns t LEFT JOIN runs r ON r.run_id = t.run_id
-     WHERE t.thread_id = ? ORDER BY t.seq`,
+    `SELECT run_id, status, thread_input AS input, thread_output AS output, cost_usd, turns,
+       started_at
+     FROM runs WHERE thread_id = ? ORDER BY thread_seq`,
   ).all(threadId) as unknown as ThreadTurn[];
 }
 
@@ -301,7 +294,7 @@ export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
 export function newestTurnRun(db: Hive, threadId: string): string | null {
   const row = statement(
     db,
-    "SELECT run_id FROM thread_turns WHERE thread_id = ? ORDER BY seq DESC LIMIT 1",
+    "SELECT run_id FROM runs WHERE thread_id = ? ORDER BY thread_seq DESC LIMIT 1",
   ).get(threadId) as { run_id: string } | undefined;
   return row?.run_id ?? null;
 }
@@ -317,8 +310,8 @@ export function newestTurnRun(db: Hive, threadId: string): string | null {
 export function turnOutput(db: Hive, threadId: string, runId: string): string | null {
   const row = statement(
     db,
-    "SELECT output FROM thread_turns WHERE thread_id = ? AND run_id = ? ORDER BY seq DESC LIMIT 1",
-  ).get(threadId, runId) as { output: string | null } | undefined;
+    "SELECT thread_output AS output FROM runs WHERE run_id = ? AND thread_id = ?",
+  ).get(runId, threadId) as { output: string | null } | undefined;
   return row?.output ?? null;
 }
 
@@ -408,7 +401,11 @@ export function deleteThread(
         { run_id: live },
       );
     }
-    statement(db, "DELETE FROM thread_turns WHERE thread_id = ?").run(threadId);
+    // Its runs stay, without the conversation's whole text (their excerpts and journals stay).
+    statement(
+      db,
+      "UPDATE runs SET thread_input = NULL, thread_output = NULL WHERE thread_id = ?",
+    ).run(threadId);
     statement(db, "DELETE FROM threads WHERE thread_id = ?").run(threadId);
   });
   forgetThread(threadId);
@@ -614,76 +611,9 @@ export function threadHistory(
   if (limit <= 0) return [];
   const rows = statement(
     db,
-    `SELECT input, output FROM thread_turns
-     WHERE thread_id = ? AND output IS NOT NULL AND output != ''
-     ORDER BY seq DESC LIMIT ?`,
+    `SELECT thread_input AS input, thread_output AS output FROM runs
+     WHERE thread_id = ? AND thread_output IS NOT NULL AND thread_output != ''
+     ORDER BY thread_seq DESC LIMIT ?`,
   ).all(threadId, limit) as { input: string; output: string }[];
   return rows.reverse().map((r) => ({ input: r.input, output: r.output }));
-}
-
-/**
- * Records a thread's new turn as its run starts (in the run's own insert, one transaction), and
- * makes the run the thread's holder in the same write (its start checked the thread free, or held by
- * this run already: {@link startThreadTurn}).
- *
- * @param db The hive.
- * @param threadId The thread.
- * @param runId The run.
- * @param input The run's whole input.
- * @param at When it started.
- */
-export function addThreadTurn(
-  db: Hive,
-  threadId: string,
-  runId: string,
-  input: string,
-  at: string,
-): void {
-  const { seq } = statement(
-    db,
-    `INSERT INTO thread_turns (thread_id, seq, run_id, input)
-     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3) RETURNING seq`,
-  ).get(threadId, runId, input) as { seq: number };
-  turnStarted(runId, threadId, Number(seq), input);
-  const me = ownProcess();
-  statement(
-    db,
-    `UPDATE threads SET turns = turns + 1, updated_at = ?1, live_run_id = ?2, live_pid = ?3,
-       live_start = ?4
-     WHERE thread_id = ?5`,
-  ).run(at, runId, me.pid, me.marker, threadId);
-}
-
-/**
- * Records a thread turn's output as its run ends, and lets go of the lock (in the run's own finishing
- * write, one transaction).
- *
- * @param db The hive.
- * @param threadId The thread.
- * @param runId The run.
- * @param output Its whole output.
- * @param at When it ended.
- */
-export function endThreadTurn(
-  db: Hive,
-  threadId: string,
-  runId: string,
-  output: string,
-  at: string,
-): void {
-  // Found by the thread's key, newest turn first (the run's own, but for a run that lost its lock).
-  statement(
-    db,
-    `UPDATE thread_turns SET output = ?1 WHERE thread_id = ?2 AND seq = (
-       SELECT seq FROM thread_turns WHERE thread_id = ?2 AND run_id = ?3 ORDER BY seq DESC LIMIT 1)`,
-  ).run(output, threadId, runId);
-  // Every expression reads the row as it was: the lock is let go only when this run held it.
-  statement(
-    db,
-    `UPDATE threads SET updated_at = ?1,
-       live_pid = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_pid END,
-       live_start = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_start END,
-       live_run_id = CASE WHEN live_run_id = ?3 THEN NULL ELSE live_run_id END
-     WHERE thread_id = ?2`,
-  ).run(at, threadId, runId);
 }

@@ -35,20 +35,6 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): number
 const depths = new WeakMap<SqlConnection, number>();
 
 /**
- * Runs `fn` as one change: inside a transaction of the caller's, as part of it (no savepoint of its
- * own: a throw ends the caller's transaction, or its savepoint, which undoes it); else in an
- * immediate transaction of its own ({@link inTransaction}). For writes whose callers never go on
- * after a throw of theirs inside the same transaction.
- *
- * @param db The connection.
- * @param fn The work.
- * @returns What `fn` returns.
- */
-export function asOneChange<T>(db: SqlConnection, fn: () => T): T {
-  return (depths.get(db) ?? 0) > 0 ? fn() : inTransaction(db, fn);
-}
-
-/**
  * Runs `fn` inside an immediate transaction (rolled back if it throws): the write lock is taken at
  * the start, so two processes never interleave the reads and writes of one change. Called inside
  * another, it runs in a savepoint of the outer transaction: its own writes are undone if it throws,

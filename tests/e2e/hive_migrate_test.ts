@@ -48,15 +48,22 @@ function proposal(id: string): Proposal {
   } as unknown as Proposal;
 }
 
-/** What the local face shows of a harness: runs, stats, threads, approvals, proposals, versions. */
+/**
+ * What the local face shows of a harness: runs, stats, threads (and each one's turns), approvals,
+ * proposals, versions.
+ */
 async function views(dir: string, home: string, hive?: string): Promise<Record<string, Json>> {
   const flag = hive ? ["--hive", hive] : [];
   const cli = async (args: string[]) =>
     jsonOk(await runCli([...args, ...flag, "--json"], { home }));
+  const threads = await cli(["threads", dir]);
   return {
     runs: await cli(["runs", dir]),
     stats: await cli(["stats", dir]),
-    threads: await cli(["threads", dir]),
+    threads,
+    turns: await Promise.all(
+      threads.threads.map((t: Json) => cli(["threads", dir, "show", t.thread_id])),
+    ),
     approvals: await cli(["approvals", dir]),
     proposals: await cli(["proposals", "list", dir]),
     versions: await cli(["versions", dir]),
@@ -103,7 +110,11 @@ Deno.test("framework hive migrate copies a SQLite hive and its journals into Pos
     const first = jsonOk(await cli(["hive", "migrate", "--to", url, "--json"]));
     assert.equal(first.tables.runs.copied, runIds.length);
     assert.equal(first.tables.threads.copied, 1);
-    assert.equal(first.tables.thread_turns.copied, 2);
+    // A thread's turns are its runs' rows: copied with them.
+    assert.deepEqual(
+      before.turns[0].runs.map((r: Json) => [r.input, r.output !== null]),
+      [["hi", true], ["more", true]],
+    );
     assert.equal(first.tables.approvals.copied, 1);
     assert.equal(first.tables.proposals.copied, 1);
     assert.equal(first.tables.evals.copied, 1);

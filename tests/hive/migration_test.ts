@@ -155,3 +155,63 @@ Deno.test("migration 12 records the origins of the forks in the catalog, from th
     closeHives();
   }
 });
+
+Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thread follows its runs after", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 17));
+  old.exec(`
+    INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
+      turns)
+      VALUES ('thr_a', 'bot', '/h/bot', 'cli', '{}', 't0', 't2', 2);
+    INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
+      thread_id)
+      VALUES ('run_1', 'bot', '/h/bot', 'success', 't1', 'v', '/h/bot/run_1.jsonl', 'thr_a'),
+             ('run_2', 'bot', '/h/bot', 'error', 't2', 'v', '/h/bot/run_2.jsonl', 'thr_a'),
+             ('run_x', 'bot', '/h/bot', 'success', 't3', 'v', '/h/bot/run_x.jsonl', NULL);
+    INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
+      VALUES ('thr_a', 1, 'run_1', 'q1', 'a1'), ('thr_a', 2, 'run_2', 'q2', '');
+  `);
+  old.close();
+  try {
+    const db = openHive(path);
+    const rows = db.prepare(
+      "SELECT run_id, thread_seq, thread_input, thread_output FROM runs ORDER BY run_id",
+    ).all();
+    assert.deepEqual(rows.map((r) => ({ ...r })), [
+      { run_id: "run_1", thread_seq: 1, thread_input: "q1", thread_output: "a1" },
+      { run_id: "run_2", thread_seq: 2, thread_input: "q2", thread_output: "" },
+      { run_id: "run_x", thread_seq: null, thread_input: null, thread_output: null },
+    ]);
+    assert.equal(
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'thread_turns'").get()!.n,
+      0,
+    );
+    // A run of the thread starting counts the turn and holds the thread; its end lets it go.
+    db.exec(`
+      INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
+        owner_pid, owner_start, thread_id, thread_seq, thread_input)
+        VALUES ('run_3', 'bot', '/h/bot', 'running', 't4', 'v', '/h/bot/run_3.jsonl', 42, 'm', 'thr_a',
+          3, 'q3');
+    `);
+    const held = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
+    assert.deepEqual({ ...held }, {
+      turns: 3,
+      updated_at: "t4",
+      live_run_id: "run_3",
+      live_pid: 42,
+    });
+    db.exec(`UPDATE runs SET status = 'success', ended_at = 't5', thread_output = 'a3'
+      WHERE run_id = 'run_3'`);
+    const free = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
+    assert.deepEqual({ ...free }, {
+      turns: 3,
+      updated_at: "t5",
+      live_run_id: null,
+      live_pid: null,
+    });
+  } finally {
+    closeHives();
+  }
+});

@@ -19,7 +19,6 @@ import {
   createThread,
   deleteThread,
   getThread,
-  lockThread,
   startThreadTurn,
   threadHistory,
 } from "../../lib/hive/threads.ts";
@@ -54,22 +53,28 @@ function ownTurn(threadId: string, input: string, output: string, limit = 3) {
 }
 
 /**
- * A turn of another process sharing the hive: its thread's rows written as that process's start and
- * end write them, never seen by this process's memory of the thread.
+ * A turn of another process sharing the hive: its run's row written as that process writes it (the
+ * thread counting it by the hive's trigger), never seen by this process's memory of the thread.
  */
 function otherProcessTurn(threadId: string, input: string, output: string): void {
-  const db = openHive();
+  const at = new Date().toISOString();
   const runId = newRunId();
-  assert.equal(lockThread(db, threadId, runId), null);
   statement(
-    db,
-    `INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
-     VALUES (?1, (SELECT turns + 1 FROM threads WHERE thread_id = ?1), ?2, ?3, ?4)`,
-  ).run(threadId, runId, input, output);
-  statement(
-    db,
-    "UPDATE threads SET turns = turns + 1, live_run_id = NULL, live_pid = NULL, live_start = NULL WHERE thread_id = ?",
-  ).run(threadId);
+    openHive(),
+    `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at, spec_version,
+       trace_path, thread_id, thread_seq, thread_input, thread_output)
+     VALUES (?1, ?2, ?3, 'success', ?4, ?4, 'v', ?5, ?6,
+       (SELECT turns + 1 FROM threads WHERE thread_id = ?6), ?7, ?8)`,
+  ).run(
+    runId,
+    H.id,
+    H.dir,
+    at,
+    `${H.dir}/.framework/traces/${runId}.jsonl`,
+    threadId,
+    input,
+    output,
+  );
 }
 
 for (const store of STORES) {

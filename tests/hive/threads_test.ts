@@ -89,10 +89,11 @@ for (const store of STORES) {
     if (store !== "sqlite") return;
     const plan = statement(
       db,
-      `EXPLAIN QUERY PLAN SELECT input, output FROM thread_turns
-       WHERE thread_id = ? AND output IS NOT NULL AND output != '' ORDER BY seq DESC LIMIT ?`,
+      `EXPLAIN QUERY PLAN SELECT thread_input, thread_output FROM runs
+       WHERE thread_id = ? AND thread_output IS NOT NULL AND thread_output != ''
+       ORDER BY thread_seq DESC LIMIT ?`,
     ).all(id, 3) as { detail: string }[];
-    assert.match(plan.map((p) => p.detail).join("\n"), /SEARCH thread_turns USING PRIMARY KEY/);
+    assert.match(plan.map((p) => p.detail).join("\n"), /SEARCH runs USING INDEX runs_thread_turns/);
   });
 }
 
