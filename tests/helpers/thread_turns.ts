@@ -67,3 +67,20 @@ export function recordTurnEnd(
     thread_id: threadId,
   }, { head_hash: "0".repeat(64), events: 3 });
 }
+
+/**
+ * A thread of two turns as a hive kept it before migration 18 (PostgreSQL 4), in a table of its own
+ * (portable SQL, for both stores' migration tests), beside a run of no thread.
+ */
+export const THREAD_TURNS_BEFORE_18 = `
+  INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
+    turns)
+    VALUES ('thr_a', 'bot', '/h/bot', 'cli', '{}', 't0', 't2', 2);
+  INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
+    thread_id)
+    VALUES ('run_1', 'bot', '/h/bot', 'success', 't1', 'v', '/h/bot/run_1.jsonl', 'thr_a'),
+           ('run_2', 'bot', '/h/bot', 'error', 't2', 'v', '/h/bot/run_2.jsonl', 'thr_a'),
+           ('run_x', 'bot', '/h/bot', 'success', 't3', 'v', '/h/bot/run_x.jsonl', NULL);
+  INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
+    VALUES ('thr_a', 1, 'run_1', 'q1', 'a1'), ('thr_a', 2, 'run_2', 'q2', '');
+`;

@@ -5,6 +5,7 @@ import { MIGRATIONS } from "../../lib/hive/migrations.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { traceFoldersWithin } from "../../lib/hive/runs.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { THREAD_TURNS_BEFORE_18 } from "../helpers/thread_turns.ts";
 
 Deno.test("migration 3 binds rows written before it to their harness folder", async () => {
   await using tmp = await tempDir();
@@ -161,18 +162,7 @@ Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thre
   const path = `${tmp.path}/hive.db`;
   const old = new DatabaseSync(path);
   migrate(old, MIGRATIONS.slice(0, 17));
-  old.exec(`
-    INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
-      turns)
-      VALUES ('thr_a', 'bot', '/h/bot', 'cli', '{}', 't0', 't2', 2);
-    INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
-      thread_id)
-      VALUES ('run_1', 'bot', '/h/bot', 'success', 't1', 'v', '/h/bot/run_1.jsonl', 'thr_a'),
-             ('run_2', 'bot', '/h/bot', 'error', 't2', 'v', '/h/bot/run_2.jsonl', 'thr_a'),
-             ('run_x', 'bot', '/h/bot', 'success', 't3', 'v', '/h/bot/run_x.jsonl', NULL);
-    INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
-      VALUES ('thr_a', 1, 'run_1', 'q1', 'a1'), ('thr_a', 2, 'run_2', 'q2', '');
-  `);
+  old.exec(THREAD_TURNS_BEFORE_18);
   old.close();
   try {
     const db = openHive(path);

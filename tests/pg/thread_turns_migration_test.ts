@@ -10,6 +10,7 @@ import { PG_MIGRATIONS } from "../../lib/hive/pg_migrations.ts";
 import { openPostgres } from "../../lib/pg/connection.ts";
 import { migratePostgres } from "../../lib/pg/migrate.ts";
 import { startTestCluster } from "../helpers/postgres.ts";
+import { THREAD_TURNS_BEFORE_18 } from "../helpers/thread_turns.ts";
 
 Deno.test("PostgreSQL migration 4 moves a thread's turns onto its runs' rows", async () => {
   await using pg = await startTestCluster();
@@ -18,18 +19,7 @@ Deno.test("PostgreSQL migration 4 moves a thread's turns onto its runs' rows", a
     // The schema as it was before the migration that moved the turns.
     const moved = PG_MIGRATIONS.findIndex((m) => m.includes("DROP TABLE thread_turns"));
     migratePostgres(db, PG_MIGRATIONS.slice(0, moved));
-    db.exec(`
-      INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at,
-        updated_at, turns)
-        VALUES ('thr_a', 'bot', '/h/bot', 'cli', '{}', 't0', 't2', 2);
-      INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
-        thread_id)
-        VALUES ('run_1', 'bot', '/h/bot', 'success', 't1', 'v', '/h/bot/run_1.jsonl', 'thr_a'),
-               ('run_2', 'bot', '/h/bot', 'error', 't2', 'v', '/h/bot/run_2.jsonl', 'thr_a'),
-               ('run_x', 'bot', '/h/bot', 'success', 't3', 'v', '/h/bot/run_x.jsonl', NULL);
-      INSERT INTO thread_turns (thread_id, seq, run_id, input, output)
-        VALUES ('thr_a', 1, 'run_1', 'q1', 'a1'), ('thr_a', 2, 'run_2', 'q2', '');
-    `);
+    db.exec(THREAD_TURNS_BEFORE_18);
     migratePostgres(db, PG_MIGRATIONS);
     const rows = db.query(
       "SELECT run_id, thread_seq::int AS seq, thread_input, thread_output FROM runs ORDER BY run_id",
