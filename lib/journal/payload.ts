@@ -161,6 +161,16 @@ function plainText(
     return out + "]";
   }
   if (!isPlainObject(v)) return undefined;
+  // A frozen object of plain values (a thread's earlier turn, given to each of its runs) is walked
+  // once per redaction: its text and copy are kept with it (nothing in it can change).
+  let frozen = Object.isFrozen(v);
+  if (frozen) {
+    const known = frozenTexts.get(v);
+    if (known && known.redaction === redaction) {
+      made = known.copy;
+      return known.text;
+    }
+  }
   const keys = Object.keys(v);
   const texts = new Map<string, string>();
   const copy: Record<string, unknown> = {};
@@ -171,6 +181,7 @@ function plainText(
     if (redaction && redactsField(k, redaction)) item = REDACTED;
     const itemText = plainText(item, redaction, depth + 1);
     if (itemText === undefined) return undefined;
+    if (made !== null && typeof made === "object") frozen = false;
     setOwn(copy, k, made);
     texts.set(k, itemText);
   }
@@ -180,6 +191,14 @@ function plainText(
     const k = sorted[i]!;
     out += (i ? ',"' : '"') + jsonKey(k) + '":' + texts.get(k);
   }
+  out += "}";
+  if (frozen) frozenTexts.set(v, { redaction, text: out, copy: Object.freeze(copy) });
   made = copy;
-  return out + "}";
+  return out;
 }
+
+/** The text and copy of each frozen object walked, with the redaction they were made under. */
+const frozenTexts = new WeakMap<
+  object,
+  { redaction: Redaction | undefined; text: string; copy: Record<string, unknown> }
+>();

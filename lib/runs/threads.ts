@@ -11,6 +11,7 @@
 
 import { badInput, FrameworkError } from "../errors.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
+import type { AnsweredTurn } from "../hive/thread_history.ts";
 import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
@@ -222,16 +223,29 @@ function turnStart(
 }
 
 /** A thread run's history option: its thread's earlier turns, then the caller's own messages. */
-function withHistory(
-  turns: { input: string; output: string }[],
-  own: Message[] | undefined,
-): Partial<RunOptions> {
-  const history = turns.flatMap((t): Message[] => [
-    { role: "user", content: t.input },
-    { role: "assistant", content: t.output },
-  ]);
+function withHistory(turns: AnsweredTurn[], own: Message[] | undefined): Partial<RunOptions> {
+  const history = turns.flatMap(turnMessages);
   return { history: own?.length ? [...history, ...own] : history };
 }
+
+/**
+ * An earlier turn as the conversation's two messages: the same frozen pair for the same turn (the
+ * turns a process remembers of a thread are given to each of its runs), so the journal walks each
+ * pair once (lib/journal/payload.ts).
+ */
+function turnMessages(turn: AnsweredTurn): readonly Message[] {
+  let pair = pairs.get(turn);
+  if (!pair) {
+    pair = Object.freeze([
+      Object.freeze({ role: "user", content: turn.input }),
+      Object.freeze({ role: "assistant", content: turn.output }),
+    ] as Message[]);
+    pairs.set(turn, pair);
+  }
+  return pair;
+}
+
+const pairs = new WeakMap<AnsweredTurn, readonly Message[]>();
 
 /**
  * A message to a thread under `reject`: a run whose start finds the thread (as its viewer may see

@@ -127,3 +127,26 @@ Deno.test("journalPayload: a pattern that cuts a surrogate pair in half leaves U
   assert.equal(payload.note, `ok \ufffd${REDACTED}`);
   assert.equal(json, JSON.stringify({ note: `ok \ufffd${REDACTED}` }));
 });
+
+Deno.test("journalPayload: a frozen object of plain values is walked once per redaction, and journals as the definition", () => {
+  const turn = Object.freeze({ role: "user", content: "my key is sk-abc1 \ud800" });
+  const redaction = compileRedaction({ patterns: ["sk-[a-z0-9]+"] });
+  for (const r of [undefined, redaction, undefined, redaction]) {
+    const value = { append: [turn, { role: "user", content: "now" }] };
+    const got = journalPayload(value, r);
+    const want = reference(value, r ? { patterns: ["sk-[a-z0-9]+"] } : undefined);
+    assert.equal(got.json, want.json);
+    assert.deepEqual(got.payload, want.payload);
+  }
+  // The same frozen object gives the same copy each time (nothing in it can change).
+  const a = journalPayload({ m: [turn] }, undefined).payload.m as unknown[];
+  const b = journalPayload({ m: [turn] }, undefined).payload.m as unknown[];
+  assert.equal(a[0], b[0]);
+  assert.ok(Object.isFrozen(a[0]));
+  // A frozen object holding an object that can still change is walked every time.
+  const inner = { n: 1 };
+  const holder = Object.freeze({ inner });
+  assert.equal(journalPayload({ h: holder }, undefined).json, '{"h":{"inner":{"n":1}}}');
+  inner.n = 2;
+  assert.equal(journalPayload({ h: holder }, undefined).json, '{"h":{"inner":{"n":2}}}');
+});
