@@ -47,7 +47,7 @@ import {
 import { a2aRoutes } from "./control_plane/a2a_routes.ts";
 import { openAiRoutes } from "./control_plane/openai_routes.ts";
 import { runAnswer, runRoutes } from "./control_plane/run_routes.ts";
-import { threadRoutes } from "./control_plane/thread_routes.ts";
+import { threadRoutes, threadRunAnswer, threadRunPath } from "./control_plane/thread_routes.ts";
 import { approvalRoutes } from "./control_plane/approval_routes.ts";
 import { specRoutes } from "./control_plane/spec_routes.ts";
 import { finishApp } from "./hono_app.ts";
@@ -153,6 +153,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ["GET /stats", statsAnswer(ctx)],
     ["POST /run", runAnswer(ctx)],
   ]);
+  const threadTurn = threadRunAnswer(ctx);
   const app: ControlPlaneApp = new Hono<Env>();
   for (
     const routes of [
@@ -176,10 +177,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     fetch: withCheckedHost(withRequestLog(
       (request) => {
         const method = request.method;
-        const answer = method === "GET" || method === "POST"
-          ? direct.get(`${method} ${pathOf(request)}`)
-          : undefined;
-        return answer ? answer(request) : app.fetch(request);
+        if (method !== "GET" && method !== "POST") return app.fetch(request);
+        const path = pathOf(request);
+        const answer = direct.get(`${method} ${path}`);
+        if (answer) return answer(request);
+        // A thread's turn, the request a conversation sends most, is answered before the router too.
+        const thread = method === "POST" ? threadRunPath(path) : undefined;
+        return thread ? threadTurn(request, thread) : app.fetch(request);
       },
       log,
       (request) => keyOf.get(request),

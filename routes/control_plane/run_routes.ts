@@ -7,6 +7,7 @@
 
 import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
+import { queryParam } from "../../lib/http/query_param.ts";
 import { errorResponse, okResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
 import { lastEventId, readRequest, RUN_REQUEST } from "../../lib/requests.ts";
@@ -36,11 +37,6 @@ export function runAnswer(ctx: ControlPlaneContext): Answer {
       return errorResponse(err);
     }
   };
-}
-
-/** A query parameter of the request (percent-decoded), without parsing a URL when there is none. */
-function queryParam(request: Request, name: string): string | null {
-  return request.url.includes("?") ? new URL(request.url).searchParams.get(name) : null;
 }
 
 /**
