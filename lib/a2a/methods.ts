@@ -49,9 +49,11 @@ import {
 import {
   outputArtifact,
   resultState,
+  sentTask,
   type TaskFacts,
   taskMetadata,
   taskObject,
+  type TaskState,
   taskState,
   taskStatus,
 } from "./tasks.ts";
@@ -142,15 +144,22 @@ export async function a2aCall(
       if (rpc.method === "SendStreamingMessage") {
         return { stream: true, frames: framed(rpc, taskEvents(plane, submission, thread_id)) };
       }
-      // A blocking answer follows the run's events only when it may stop at a person's decision
-      // (input required); else the task it answers is made from the run's result alone.
-      const follow = immediate || (await submission.started).spec.approvals !== undefined;
-      const events = taskEvents(plane, submission, thread_id, follow);
-      let task: Record<string, unknown> = {};
-      for await (const e of events) {
-        task = mergeEvent(task, e);
-        if (immediate) break;
+      // `returnImmediately`: the task as it stands now.
+      if (immediate) {
+        return {
+          stream: false,
+          body: rpcResult(rpc.id, { task: firstTask(plane, submission, thread_id) }),
+        };
       }
+      // A blocking answer follows the run's events only when it may stop at a person's decision
+      // (input required); else the task it answers is made from the run's result alone, once.
+      if ((await submission.started).spec.approvals === undefined) {
+        const result = await submission.result;
+        const task = sentTask(taskFacts(plane, submission, thread_id, resultState(result), result));
+        return { stream: false, body: rpcResult(rpc.id, { task }) };
+      }
+      let task: Record<string, unknown> = {};
+      for await (const e of taskEvents(plane, submission, thread_id)) task = mergeEvent(task, e);
       return { stream: false, body: rpcResult(rpc.id, { task }) };
     }
     case "GetTask": {
@@ -236,26 +245,51 @@ async function* framed(rpc: RpcRequest, events: AsyncGenerator<StreamEvent>) {
   }
 }
 
+/** The facts of a message's task: its run, thread and harness, in a state, with its result once ended. */
+function taskFacts(
+  plane: A2aPlane,
+  submission: Submission,
+  threadId: string,
+  state: TaskState,
+  result: RunResult | null,
+): TaskFacts {
+  return {
+    run_id: submission.run_id,
+    thread_id: threadId,
+    harness_id: plane.harness.id,
+    state,
+    result,
+  };
+}
+
+/** A message's task as it is answered first: `submitted` while its run waits for a slot, else `working`. */
+function firstTask(
+  plane: A2aPlane,
+  submission: Submission,
+  threadId: string,
+): Record<string, unknown> {
+  return taskObject(
+    taskFacts(plane, submission, threadId, submission.queued ? "submitted" : "working", null),
+  );
+}
+
 /**
- * A run's task as it goes: the task, status updates, the output artifact, the final status. Not
- * following the run's events (`follow` false), the task, then its artifact and final status once the
- * run has ended.
+ * A run's task as it goes: the task, status updates, the output artifact, the final status (or the
+ * `input-required` status, where it stops).
  */
 async function* taskEvents(
   plane: A2aPlane,
   submission: Submission,
   threadId: string,
-  follow = true,
 ): AsyncGenerator<StreamEvent> {
   const base = { run_id: submission.run_id, thread_id: threadId, harness_id: plane.harness.id };
   const ids = { taskId: submission.run_id, contextId: threadId };
   const update = (f: TaskFacts): StreamEvent => ({
     statusUpdate: { ...ids, status: taskStatus(f), metadata: taskMetadata(f) },
   });
-  const state = submission.queued ? "submitted" : "working";
-  yield { task: taskObject({ ...base, state, result: null }) };
+  yield { task: firstTask(plane, submission, threadId) };
   let cost = 0;
-  for await (const frame of follow ? submission.frames() : []) {
+  for await (const frame of submission.frames()) {
     if (frame.frame !== "trace") continue;
     if (frame.type === "run_started") {
       yield update({ ...base, state: "working", result: null, cost_usd: 0 });

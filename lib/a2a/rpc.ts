@@ -66,12 +66,16 @@ export class RpcError extends Error {
   }
 }
 
-const ENVELOPE = z.object({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.string(),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
+/** A JSON object (not null, not a list): what a JSON-RPC request, its params and a message part are. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A JSON-RPC id: a string, a (finite) number or null; absent, it is null. */
+function isRpcId(value: unknown): value is RpcId | undefined {
+  return value === undefined || value === null || typeof value === "string" ||
+    (typeof value === "number" && Number.isFinite(value));
+}
 
 /**
  * Reads a JSON-RPC request of an A2A method.
@@ -82,17 +86,21 @@ const ENVELOPE = z.object({
  * ```
  * @param body The parsed body.
  * @returns The request.
- * @throws `RpcError` -32600 for a body that is no JSON-RPC 2.0 request, -32601 for another method.
+ * @throws `RpcError` -32600 for a body that is no JSON-RPC 2.0 request (`jsonrpc` "2.0", an id that
+ *   is a string, a number or null, a string `method`, `params` an object when present), -32601 for
+ *   another method.
  */
 export function readRpc(body: unknown): RpcRequest {
-  const parsed = ENVELOPE.safeParse(body);
-  if (!parsed.success) {
+  if (
+    !isObject(body) || body.jsonrpc !== "2.0" || !isRpcId(body.id) ||
+    typeof body.method !== "string" || !(body.params === undefined || isObject(body.params))
+  ) {
     throw new RpcError(
       RPC_CODES.INVALID_REQUEST,
       'Not a JSON-RPC 2.0 request: send {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {…}}',
     );
   }
-  const { id = null, method, params = {} } = parsed.data;
+  const { id = null, method, params = {} } = body;
   if (!(A2A_METHODS as readonly string[]).includes(method)) {
     throw new RpcError(
       RPC_CODES.METHOD_NOT_FOUND,
@@ -102,32 +110,69 @@ export function readRpc(body: unknown): RpcRequest {
   return { id, method: method as A2aMethod, params };
 }
 
-const TEXT_PART = z.object({
-  text: z.string(),
-  mediaType: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+const SEND_SCHEMA = z.object({
+  message: z.object({
+    messageId: z.string().optional(),
+    contextId: z.string().optional(),
+    taskId: z.string().optional(),
+    role: z.string().optional(),
+    parts: z.array(z.record(z.string(), z.unknown())).min(1),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+  configuration: z.object({
+    returnImmediately: z.boolean().optional(),
+  }).optional(),
+  metadata: z.object({
+    max_cost_usd: z.number().nonnegative().optional(),
+  }).optional(),
 });
+
+/** `SendMessage` and `SendStreamingMessage` params, read. */
+export type SendParams = z.infer<typeof SEND_SCHEMA>;
+
+/** Absent, or of this type. */
+function optional(value: unknown, type: "string" | "boolean"): boolean {
+  return value === undefined || typeof value === type;
+}
+
+/**
+ * The params of a well-formed message (every message the official client sends) without the
+ * schema: each check below is one of {@link SEND_SCHEMA}'s, so nothing it refuses passes; anything
+ * else is undefined, for the schema to read.
+ */
+function wellFormedSend(params: unknown): SendParams | undefined {
+  if (!isObject(params)) return undefined;
+  const { message, configuration, metadata } = params;
+  if (!isObject(message) || !(message.metadata === undefined || isObject(message.metadata))) {
+    return undefined;
+  }
+  if (
+    !optional(message.messageId, "string") || !optional(message.contextId, "string") ||
+    !optional(message.taskId, "string") || !optional(message.role, "string")
+  ) return undefined;
+  const parts = message.parts;
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every(isObject)) return undefined;
+  if (configuration !== undefined) {
+    if (!isObject(configuration) || !optional(configuration.returnImmediately, "boolean")) {
+      return undefined;
+    }
+  }
+  if (metadata !== undefined) {
+    if (!isObject(metadata)) return undefined;
+    const cap = metadata.max_cost_usd;
+    if (cap !== undefined && !(typeof cap === "number" && Number.isFinite(cap) && cap >= 0)) {
+      return undefined;
+    }
+  }
+  return params as SendParams;
+}
 
 /** `SendMessage` and `SendStreamingMessage` params (extra fields are ignored, as A2A asks). */
 export const SEND_PARAMS = {
-  schema: z.object({
-    message: z.object({
-      messageId: z.string().optional(),
-      contextId: z.string().optional(),
-      taskId: z.string().optional(),
-      role: z.string().optional(),
-      parts: z.array(z.record(z.string(), z.unknown())).min(1),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-    }),
-    configuration: z.object({
-      returnImmediately: z.boolean().optional(),
-    }).optional(),
-    metadata: z.object({
-      max_cost_usd: z.number().nonnegative().optional(),
-    }).optional(),
-  }),
+  schema: SEND_SCHEMA,
   what: "A2A message",
   example: '{"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "Hello"}]}}',
+  wellFormed: wellFormedSend,
 };
 
 /** `GetTask` and `CancelTask` params. */
@@ -142,18 +187,21 @@ export const TASK_PARAMS = {
  *
  * @param parts The message's parts.
  * @returns Their text, joined by blank lines.
- * @throws `RpcError` -32005 for a part that is not text.
+ * @throws `RpcError` -32005 for a part that is not text: a string `text`, with `mediaType` a string
+ *   and `metadata` an object when present.
  */
 export function messageText(parts: readonly Record<string, unknown>[]): string {
   return parts.map((p, i) => {
-    const read = TEXT_PART.safeParse(p);
-    if (!read.success) {
+    if (
+      typeof p.text !== "string" || !optional(p.mediaType, "string") ||
+      !(p.metadata === undefined || isObject(p.metadata))
+    ) {
       throw new RpcError(
         RPC_CODES.CONTENT_TYPE_NOT_SUPPORTED,
         `Part ${i} is not text: this agent takes text/plain parts ({"text": "…"}) only`,
       );
     }
-    return read.data.text;
+    return p.text;
   }).join("\n\n");
 }
 

@@ -138,3 +138,20 @@ export function taskObject(f: TaskFacts): Record<string, unknown> {
     metadata: taskMetadata(f),
   };
 }
+
+/**
+ * A finished run's task as a blocking `SendMessage` answers it: {@link taskObject}'s fields with the
+ * artifact after the metadata (the order its stream's events build it in, which that answer keeps).
+ *
+ * @param f The run's facts.
+ * @returns The task, in the protocol's JSON form.
+ */
+export function sentTask(f: TaskFacts): Record<string, unknown> {
+  return {
+    id: f.run_id,
+    contextId: f.thread_id,
+    status: taskStatus(f),
+    metadata: taskMetadata(f),
+    ...(f.result?.output ? { artifacts: [outputArtifact(f.result)] } : {}),
+  };
+}
