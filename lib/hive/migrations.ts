@@ -498,7 +498,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE thread_turns;
   CREATE INDEX runs_thread_turns ON runs(thread_id, thread_seq) WHERE thread_id IS NOT NULL;
   CREATE TRIGGER runs_thread_start AFTER INSERT ON runs WHEN NEW.thread_id IS NOT NULL BEGIN
-    UPDATE threads SET turns = turns + 1, updated_at = NEW.started_at,
+    UPDATE threads SET turns = turns + 1, updated_at = coalesce(NEW.ended_at, NEW.started_at),
       live_run_id = CASE WHEN NEW.status = 'running' THEN NEW.run_id ELSE live_run_id END,
       live_pid = CASE WHEN NEW.status = 'running' THEN NEW.owner_pid ELSE live_pid END,
       live_start = CASE WHEN NEW.status = 'running' THEN NEW.owner_start ELSE live_start END

@@ -337,7 +337,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE FUNCTION hive_thread_turns() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
-      UPDATE threads SET turns = turns + 1, updated_at = NEW.started_at,
+      UPDATE threads SET turns = turns + 1, updated_at = coalesce(NEW.ended_at, NEW.started_at),
         live_run_id = CASE WHEN NEW.status = 'running' THEN NEW.run_id ELSE live_run_id END,
         live_pid = CASE WHEN NEW.status = 'running' THEN NEW.owner_pid ELSE live_pid END,
         live_start = CASE WHEN NEW.status = 'running' THEN NEW.owner_start ELSE live_start END

@@ -49,6 +49,7 @@ export function knownHistory(
   turns: number,
   limit: number,
 ): AnsweredTurn[] | undefined {
+  if (limit <= 0) return [];
   const entry = known.get(threadId);
   if (!entry || entry.turns !== turns || limit > entry.cap) return undefined;
   known.delete(threadId);

@@ -161,15 +161,17 @@ function plainText(
     return out + "]";
   }
   if (!isPlainObject(v)) return undefined;
-  // A frozen object of plain values (a thread's earlier turn, given to each of its runs) is walked
-  // once per redaction: its text and copy are kept with it (nothing in it can change).
+  // A frozen object of plain data values (a thread's earlier turn, given to each of its runs) is
+  // walked once per redaction: its text and copy are kept with it (nothing in it can change; an
+  // accessor could, so an object with one is walked every time). Each use gets a copy of its own.
   let frozen = Object.isFrozen(v);
   if (frozen) {
     const known = frozenTexts.get(v);
     if (known && known.redaction === redaction) {
-      made = known.copy;
+      made = { ...known.copy };
       return known.text;
     }
+    frozen = Object.values(Object.getOwnPropertyDescriptors(v)).every((d) => "value" in d);
   }
   const keys = Object.keys(v);
   const texts = new Map<string, string>();
@@ -192,7 +194,7 @@ function plainText(
     out += (i ? ',"' : '"') + jsonKey(k) + '":' + texts.get(k);
   }
   out += "}";
-  if (frozen) frozenTexts.set(v, { redaction, text: out, copy: Object.freeze(copy) });
+  if (frozen) frozenTexts.set(v, { redaction, text: out, copy: { ...copy } });
   made = copy;
   return out;
 }

@@ -146,6 +146,8 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
     }
     return reported;
   });
+  // A run whose loop failed never records a thread turn's end.
+  result.catch(() => turnAbandoned(run_id));
   const handle: RunHandle = {
     run_id,
     harness_id: spec.id,

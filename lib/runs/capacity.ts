@@ -36,6 +36,8 @@ export interface RunGate {
   resume(): Promise<() => void>;
   /** Current counts. */
   counts(): { running: number; queued: number };
+  /** Whether a run admitted now would start at once (a slot is free), not wait in the queue. */
+  hasFreeSlot(): boolean;
 }
 
 /**
@@ -103,5 +105,6 @@ export function createRunGate(limits: GateLimits): RunGate {
       return new Promise((resolve) => queue.unshift(resolve));
     },
     counts: () => ({ running, queued: queue.length }),
+    hasFreeSlot: () => running < limits.maxConcurrent,
   };
 }

@@ -40,6 +40,8 @@ export interface RunService {
   submit(target: HarnessTarget, request: RunRequest, options?: SubmitOptions): Promise<Submission>;
   /** Runs of this service still going. */
   active(): RunHandle[];
+  /** Whether a run submitted now would start at once rather than wait for a slot. */
+  startsAtOnce(): boolean;
   /**
    * Lets runs finish for up to `graceMs`, then stops the rest (each ends `error`, reason `stopped`,
    * its journal closed) and waits for them to end. A second call with a shorter grace stops them
@@ -255,6 +257,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
       };
     },
     active: () => [...mine.values()],
+    startsAtOnce: () => options.gate?.hasFreeSlot() ?? true,
     async close(graceMs = 10_000) {
       closing.abort();
       const runs = [...mine.values()];

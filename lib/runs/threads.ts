@@ -23,6 +23,7 @@ import {
   startThreadTurn,
   storeThread,
   threadBusy,
+  threadHolder,
   type ThreadRecord,
   threadRecord,
   type ThreadViewer,
@@ -266,6 +267,12 @@ async function submitFree(
 ): Promise<Submission> {
   const { viewer, ...submitOptions } = options;
   const { runId } = submitOptions;
+  // A message that would wait for a slot is checked first, so a refused one never takes a place in
+  // the queue (a run that starts at once is checked by its start, in the same transaction).
+  if (!runs.startsAtOnce()) {
+    const holder = threadHolder(db, harness, threadId, viewer);
+    if (holder !== null) throw threadBusy(threadId, holder);
+  }
   // A run refused after it was queued (the thread was taken meanwhile) never starts.
   let refused: unknown;
   const submission = await submitTurn(db, runs, target, threadId, request, {
@@ -393,7 +400,14 @@ async function submitTurn(
     throw err;
   }
   // A run that never started lets the thread go; a run that ended wakes the next one waiting here.
-  submission.started.catch(() => unlockThread(db, threadId, runId));
+  submission.started.catch(() => {
+    try {
+      unlockThread(db, threadId, runId);
+    } catch (err) {
+      // The hive out of reach: the lock's run never starts, so the next message finds it stale.
+      console.error(`warning: could not let go of thread ${threadId}: ${(err as Error).message}`);
+    }
+  });
   submission.result.finally(() => freed.dispatchEvent(new Event(threadId))).catch(() => {});
   return submission;
 }

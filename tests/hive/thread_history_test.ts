@@ -140,6 +140,11 @@ for (const store of STORES) {
       ]);
     });
 
+    await t.step("a history of none is given none, whatever is remembered", () => {
+      assert.deepEqual(ownTurn(id, "q13", "a13", 0), []);
+      assert.deepEqual(pairs(ownTurn(id, "q14", "a14")), ["q11>a11", "q12>a12", "q13>a13"]);
+    });
+
     await t.step("a deleted thread is forgotten", () => {
       deleteThread(db, H, id, null);
       assert.equal(knownHistory(id, 12, 3), undefined);
@@ -157,6 +162,7 @@ Deno.test("thread history: a turn is added only onto what was known just before 
   ]);
   assert.deepEqual(knownHistory("thr_a", 3, 1), [{ input: "q3", output: "a3" }]);
   assert.equal(knownHistory("thr_a", 3, 3), undefined, "more than it was read with");
+  assert.deepEqual(knownHistory("thr_a", 3, 0), [], "a history of none is none");
   // Turn 5 ended here while turn 4 (another process's) was never seen: forgotten, not guessed.
   turnStarted("run_a5", "thr_a", 5, "q5");
   turnEnded("run_a5", "a5");

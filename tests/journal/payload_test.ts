@@ -141,8 +141,23 @@ Deno.test("journalPayload: a frozen object of plain values is walked once per re
   // The same frozen object gives the same copy each time (nothing in it can change).
   const a = journalPayload({ m: [turn] }, undefined).payload.m as unknown[];
   const b = journalPayload({ m: [turn] }, undefined).payload.m as unknown[];
-  assert.equal(a[0], b[0]);
-  assert.ok(Object.isFrozen(a[0]));
+  assert.deepEqual(a[0], b[0]);
+  assert.notEqual(a[0], b[0]);
+  // Each use gets a copy of its own, which its reader may change.
+  (a[0] as Record<string, unknown>).role = "changed";
+  assert.equal(
+    (journalPayload({ m: [turn] }, undefined).payload.m as { role: string }[])[0]!.role,
+    "user",
+  );
+  // A frozen object with an accessor is walked every time.
+  let n = 0;
+  const counter = Object.freeze({
+    get count() {
+      return ++n;
+    },
+  });
+  assert.equal(journalPayload({ c: counter }, undefined).json, '{"c":{"count":1}}');
+  assert.equal(journalPayload({ c: counter }, undefined).json, '{"c":{"count":2}}');
   // A frozen object holding an object that can still change is walked every time.
   const inner = { n: 1 };
   const holder = Object.freeze({ inner });

@@ -145,6 +145,39 @@ for (const store of STORES) {
       await runs.close();
     });
 
+    await t.step(
+      "messages refused by a busy thread take no place in the queue; a thread not found neither",
+      async () => {
+        const runs = createRunService({ gate: createRunGate({ maxConcurrent: 1, maxQueued: 2 }) });
+        const id = createThread(db, h, "k_erin", {}).thread_id;
+        const going = runOf(
+          await submitToThread(db, runs, h.dir, h, id, { input: "slow" }, { viewer: null }),
+        );
+        await going.started;
+        // Three messages while its turn goes on: each is refused (409), none waits for a slot.
+        for (let i = 0; i < 3; i++) {
+          await assert.rejects(
+            submitToThread(db, runs, h.dir, h, id, { input: "more" }, { viewer: null }),
+            busy(going.run_id),
+          );
+        }
+        await assert.rejects(
+          submitToThread(db, runs, h.dir, h, "thr_unknown", { input: "x" }, { viewer: null }),
+          (e: unknown) => e instanceof FrameworkError && e.kind === "not_found",
+        );
+        await assert.rejects(
+          submitToThread(db, runs, h.dir, h, id, { input: "x" }, { viewer: "k_someone_else" }),
+          (e: unknown) => e instanceof FrameworkError && e.kind === "not_found",
+        );
+        // The queue is still free for others.
+        const other = await runs.submit(h.dir, { input: "plain" });
+        assert.equal(other.queued, true);
+        assert.equal((await other.result).output, "answer");
+        assert.equal((await going.result).output, "slow answer");
+        await runs.close();
+      },
+    );
+
     await t.step("a first message that cannot be submitted leaves no thread behind", async () => {
       const runs = createRunService();
       await assert.rejects(
