@@ -137,6 +137,11 @@ function afterRun(run: RunHandle, loaded: PreparedRun["loaded"], live: boolean):
   run.result.then(() => queueRunTrace(run.run_id), () => {});
 }
 
+/** A prepared run with more options (what a shell's `beforeLaunch` or `aroundLaunch` read). */
+function withOptions(prepared: PreparedRun, more: Partial<RunOptions> | void): PreparedRun {
+  return more ? { ...prepared, options: { ...prepared.options, ...more } } : prepared;
+}
+
 /**
  * Creates a shell's run service.
  *
@@ -194,8 +199,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
         async (admitted) => {
           const slot = slotOf(admitted, host ? undefined : options.gate);
           try {
-            const more = await beforeLaunch?.(prepared, stop.signal);
-            if (more) prepared = { ...prepared, options: { ...prepared.options, ...more } };
+            prepared = withOptions(prepared, await beforeLaunch?.(prepared, stop.signal));
             const { spec, dir } = prepared.loaded;
             const approvals = createApprovalGate({
               db: openHive(),
@@ -209,10 +213,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
             });
             if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
             const launch = (more?: Partial<RunOptions>) =>
-              launchRun(
-                more ? { ...prepared, options: { ...prepared.options, ...more } } : prepared,
-                run_id,
-              );
+              launchRun(withOptions(prepared, more), run_id);
             const run = aroundLaunch ? aroundLaunch(launch, prepared) : launch();
             mine.set(run.run_id, run);
             const guests = new Set<Promise<void>>();

@@ -8,17 +8,6 @@ import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
 import { byId } from "../helpers/hive.ts";
 
-/**
- * A test of this file. Its timers are not checked by the sanitizer: on a loaded machine (the whole
- * suite on two cores) a provider's HTTP stack finishes a call's timers a moment after the run's
- * result is in, and that moment falls into the next test. What a run leaves behind that matters is
- * checked where it lives: a deadline is cleared (tests/signals_test.ts), the run's sandboxes and
- * journals are closed before its result is reported.
- */
-function test(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
-  Deno.test({ name, fn, sanitizeOps: false });
-}
-
 const PRICING = { input_per_mtok: 3, output_per_mtok: 15 };
 
 /** A harness whose model is a fake server, with a file tool and a key in its own .env. */
@@ -43,7 +32,7 @@ const PROVIDERS = [
 ] as const;
 
 for (const { provider, stream } of PROVIDERS) {
-  test(`${provider} provider${stream ? " (streaming)" : ""}: a tool-call round trip over HTTP with usage and cost`, async () => {
+  Deno.test(`${provider} provider${stream ? " (streaming)" : ""}: a tool-call round trip over HTTP with usage and cost`, async () => {
     await using _home = await tempHome();
     await using tmp = await tempDir();
     await using llm = await startFakeLlm();
@@ -104,7 +93,7 @@ for (const { provider, stream } of PROVIDERS) {
   });
 }
 
-test("providers: a 429 is retried (honouring Retry-After) and the run then succeeds", async (t) => {
+Deno.test("providers: a 429 is retried (honouring Retry-After) and the run then succeeds", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -132,7 +121,7 @@ test("providers: a 429 is retried (honouring Retry-After) and the run then succe
   }
 });
 
-test("providers: a 401 ends the run with error at once, with a clear reason", async (t) => {
+Deno.test("providers: a 401 ends the run with error at once, with a clear reason", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -150,7 +139,7 @@ test("providers: a 401 ends the run with error at once, with a clear reason", as
   }
 });
 
-test("providers: retries are bounded by model.max_retries", async () => {
+Deno.test("providers: retries are bounded by model.max_retries", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -165,7 +154,7 @@ test("providers: retries are bounded by model.max_retries", async () => {
   assert.equal(llm.requests.length, 3, "one call and two retries");
 });
 
-test("providers: malformed replies, timeouts, unreachable servers and missing keys end with error", async (t) => {
+Deno.test("providers: malformed replies, timeouts, unreachable servers and missing keys end with error", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -230,7 +219,7 @@ test("providers: malformed replies, timeouts, unreachable servers and missing ke
   });
 });
 
-test("providers: an unknown price costs 0 and is journalled as a warning", async () => {
+Deno.test("providers: an unknown price costs 0 and is journalled as a warning", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -253,7 +242,7 @@ test("providers: an unknown price costs 0 and is journalled as a warning", async
   );
 });
 
-test("providers: a run with onText streams each reply as it comes, and the journal keeps the whole text", async (t) => {
+Deno.test("providers: a run with onText streams each reply as it comes, and the journal keeps the whole text", async (t) => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   await using llm = await startFakeLlm();
@@ -289,7 +278,7 @@ test("providers: a run with onText streams each reply as it comes, and the journ
   }
 });
 
-test("scripted provider: onText gives the reply in word-sized pieces that add up to it", async () => {
+Deno.test("scripted provider: onText gives the reply in word-sized pieces that add up to it", async () => {
   await using _home = await tempHome();
   await using tmp = await tempDir();
   const dir = await writeHarness(tmp.path, "words", {
