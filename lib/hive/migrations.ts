@@ -318,9 +318,9 @@ export const MIGRATIONS: readonly string[] = [
   END;
   `,
   // 8: two indexes hold only the runs their queries look at, so a run that succeeds does not write
-  // them: runs by failure signature only those with a signature (`failure_signature = ?` implies
-  // it), the version's durations only finished live runs (the median reads `duration_ms IS NOT
-  // NULL`). Fewer index pages per run in every run's two writes.
+  // them: runs by failure signature only those with a signature (\`failure_signature = ?\` implies
+  // it), the version's durations only finished live runs (the median reads \`duration_ms IS NOT
+  // NULL\`). Fewer index pages per run in every run's two writes.
   `
   DROP INDEX runs_harness_signature;
   CREATE INDEX runs_harness_signature
@@ -333,7 +333,7 @@ export const MIGRATIONS: readonly string[] = [
   // 9: runs by status hold finished runs only. A running run's entry was written when the run
   // started and taken out when it finished, from the middle of the index, where the emptied page
   // was rebalanced with its neighbours: five of the finishing write's thirteen pages. Running runs
-  // are found by `runs_running`; a query by another status says `status != 'running'` too, so that
+  // are found by \`runs_running\`; a query by another status says \`status != 'running'\` too, so that
   // it can use this index.
   `
   DROP INDEX runs_harness_status;
@@ -341,7 +341,7 @@ export const MIGRATIONS: readonly string[] = [
     WHERE status != 'running';
   `,
   // 10: the same for runs by spec version, whose figures count finished runs (a version's running
-  // runs are counted from `runs_running`): a run's start writes nothing here, its end one entry.
+  // runs are counted from \`runs_running\`): a run's start writes nothing here, its end one entry.
   `
   DROP INDEX runs_harness_version;
   CREATE INDEX runs_harness_version
@@ -349,10 +349,10 @@ export const MIGRATIONS: readonly string[] = [
     WHERE status != 'running';
   `,
   // 11: the trace folders the hive knows, one row each, so the folders inside a harness are found
-  // by a range on the key (`folder >= dir || '/' AND folder < dir || '0'`, '0' being the character
-  // after '/') instead of a scan of every run's `trace_path`: every run reads them when it is
-  // prepared (its file tools and its code refuse them all, not only today's `logging.trace_dir`).
-  // A run's folder is its `trace_path` less `/<run_id>.jsonl`; a run in a folder already known
+  // by a range on the key (\`folder >= dir || '/' AND folder < dir || '0'\`, '0' being the character
+  // after '/') instead of a scan of every run's \`trace_path\`: every run reads them when it is
+  // prepared (its file tools and its code refuse them all, not only today's \`logging.trace_dir\`).
+  // A run's folder is its \`trace_path\` less \`/<run_id>.jsonl\`; a run in a folder already known
   // writes nothing (INSERT OR IGNORE on a table of a few rows). A folder stays known when its runs are
   // deleted: the journals may still be there.
   `
@@ -366,10 +366,10 @@ export const MIGRATIONS: readonly string[] = [
       VALUES (substr(NEW.trace_path, 1, length(NEW.trace_path) - length(NEW.run_id) - 7));
   END;
   `,
-  // 12: where each fork came from, recorded when the fork is made here (`forkRun`): its folder, its
+  // 12: where each fork came from, recorded when the fork is made here (\`forkRun\`): its folder, its
   // id, its parent, the run and the model call it re-enters at. A resume replays only what this
-  // record says; a `fork` block in a folder the hive never forked (copied in, found by a scan) is
-  // not a record. Forks made before are taken as the catalog has them (`is_fork = 1`, their
+  // record says; a \`fork\` block in a folder the hive never forked (copied in, found by a scan) is
+  // not a record. Forks made before are taken as the catalog has them (\`is_fork = 1\`, their
   // parent): their run and seq come from their first resumed run where there is one, else they are
   // bound by the first resume after this migration. Of two rows with one folder, the newest wins.
   `
@@ -393,7 +393,7 @@ export const MIGRATIONS: readonly string[] = [
   // 13: threads — durable conversations with one harness. A thread is owned by the key (or the
   // local face) that made it; its turns keep each run's whole input and, once it has ended, its
   // whole output, so a run's history is read from the thread's newest turns alone (never from the
-  // journals). `live_*` is the thread's busy lock: the run holding it and the process that took it
+  // journals). \`live_*\` is the thread's busy lock: the run holding it and the process that took it
   // (pid and start time), so a lock left by a process that died is known to be free again; every
   // process sharing the hive sees it.
   `
@@ -424,11 +424,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN thread_id TEXT;
   CREATE INDEX runs_thread ON runs(thread_id, run_id) WHERE thread_id IS NOT NULL;
   `,
-  // 14: tool approvals — a request for each call of a tool `approvals.tools` names, kept until a
+  // 14: tool approvals — a request for each call of a tool \`approvals.tools\` names, kept until a
   // person (or the clock) decides it, so a decision survives the process: a run stopped while it
-  // waited is taken up again from its journal when its request is approved. `requested_by` is who
-  // started the run (a key may not decide its own run's requests); `resumed_run_id` the run that took
-  // it up. A decision is one conditional update (`status = 'pending'`), so it is made once however
+  // waited is taken up again from its journal when its request is approved. \`requested_by\` is who
+  // started the run (a key may not decide its own run's requests); \`resumed_run_id\` the run that took
+  // it up. A decision is one conditional update (\`status = 'pending'\`), so it is made once however
   // many processes race.
   `
   CREATE TABLE approvals (
@@ -471,13 +471,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX remote_handoffs_parent ON remote_handoffs(parent_run_id);
   `,
   // 16: spec versions by harness id alone, newest first: a process compares its folder's version with
-  // the newest any folder of its id recorded (`spec_drift` in `/health`, docs/deploy.md).
+  // the newest any folder of its id recorded (\`spec_drift\` in \`/health\`, docs/deploy.md).
   `
   CREATE INDEX spec_versions_id ON spec_versions(harness_id, seq);
   `,
   // 17: indexes written on every thread turn (or new thread) that no statement reads: a thread's turn
   // is found by its thread's key (its newest turns first), never by its run alone; no statement looks
-  // runs up by thread; a harness's threads are listed by `threads_harness` with or without an owner
+  // runs up by thread; a harness's threads are listed by \`threads_harness\` with or without an owner
   // (docs/performance.md, threads).
   `
   DROP INDEX thread_turns_run;
@@ -485,7 +485,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX threads_owner;
   `,
   // 18: a thread's turn is its run's own row: its number in the thread, its whole input and, once
-  // it has ended, its whole output (read by `runs_thread_turns`, the thread's key then its turn).
+  // it has ended, its whole output (read by \`runs_thread_turns\`, the thread's key then its turn).
   // The thread follows its runs by triggers, in the statement that records each: a run's start counts
   // the turn and takes the thread's lock, its end lets the lock go (lib/hive/threads.ts). A turn then
   // costs its run's two writes, no more (docs/performance.md, Threads).

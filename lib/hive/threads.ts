@@ -15,7 +15,13 @@ import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import type { Hive } from "./open.ts";
-import { forgetThread, knownHistory, rememberHistory, turnAbandoned } from "./thread_history.ts";
+import {
+  type AnsweredTurn,
+  forgetThread,
+  knownHistory,
+  rememberHistory,
+  turnAbandoned,
+} from "./thread_history.ts";
 
 /** A thread as every face shows it (without its runs). */
 export interface ThreadRecord {
@@ -509,7 +515,7 @@ export interface TurnStart {
 export function startThreadTurn<T>(
   db: Hive,
   turn: TurnStart,
-  start: (history: { input: string; output: string }[]) => T,
+  start: (history: AnsweredTurn[]) => T,
 ): T {
   const { threadId, runId, made, historyTurns } = turn;
   try {
@@ -607,7 +613,7 @@ export function threadHistory(
   db: Hive,
   threadId: string,
   limit: number,
-): { input: string; output: string }[] {
+): AnsweredTurn[] {
   if (limit <= 0) return [];
   const rows = statement(
     db,

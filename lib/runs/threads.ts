@@ -201,12 +201,7 @@ export async function submitToThread(
       }
       : {}),
     // Then its history is read, and its start recorded, in one transaction.
-    aroundLaunch: (launch, prepared) =>
-      startThreadTurn(
-        db,
-        turnStart(harness, threadId, runId, viewer, prepared),
-        (history) => launch(withHistory(history, submitOptions.history)),
-      ),
+    aroundLaunch: turnLaunch(db, harness, threadId, runId, viewer, submitOptions.history),
   });
   return { kind: "run", submission };
 }
@@ -221,6 +216,26 @@ function turnStart(
 ): TurnStart {
   const limit = prepared.loaded.spec.limits?.thread_history_turns;
   return { harness, threadId, runId, viewer, historyTurns: limit ?? DEFAULT_THREAD_HISTORY_TURNS };
+}
+
+/**
+ * The launch of a turn of a thread that exists: its start transaction (lib/hive/threads.ts) checks
+ * the thread and reads its history, which the run is given before the caller's own messages.
+ */
+function turnLaunch(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  runId: string,
+  viewer: ThreadViewer,
+  own: Message[] | undefined,
+): NonNullable<SubmitOptions["aroundLaunch"]> {
+  return (launch, prepared) =>
+    startThreadTurn(
+      db,
+      turnStart(harness, threadId, runId, viewer, prepared),
+      (history) => launch(withHistory(history, own)),
+    );
 }
 
 /** A thread run's history option: its thread's earlier turns, then the caller's own messages. */
@@ -275,16 +290,13 @@ async function submitFree(
   }
   // A run refused after it was queued (the thread was taken meanwhile) never starts.
   let refused: unknown;
+  const launchTurn = turnLaunch(db, harness, threadId, runId, viewer, submitOptions.history);
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...submitOptions,
     threadId,
     aroundLaunch: (launch, prepared) => {
       if (refused !== undefined) throw refused;
-      return startThreadTurn(
-        db,
-        turnStart(harness, threadId, runId, viewer, prepared),
-        (history) => launch(withHistory(history, submitOptions.history)),
-      );
+      return launchTurn(launch, prepared);
     },
   });
   if (submission.queued) {
