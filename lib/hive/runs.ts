@@ -91,6 +91,12 @@ export function insertRun(
      * and is held by the run (the hive's trigger, in the same statement).
      */
     thread_id?: string | null;
+    /**
+     * Records the turn only while its thread still is as this process knows it (a start without
+     * reading the thread first: lib/hive/threads.ts); else nothing is recorded and
+     * {@link isThreadMoved} is thrown.
+     */
+    thread_if?: TurnCondition;
   },
 ): void {
   const owner = ownProcess();
@@ -118,14 +124,69 @@ export function insertRun(
     ).run(...args);
     return;
   }
-  const { thread_seq } = statement(
-    db,
-    `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
-       (SELECT turns + 1 FROM threads WHERE thread_id = ?14), ?15)
-     RETURNING thread_seq`,
-  ).get(...args, r.thread_id, r.input) as { thread_seq: number };
-  turnStarted(r.run_id, r.thread_id, Number(thread_seq), r.input);
+  const cond = r.thread_if;
+  const row = cond
+    ? statement(
+      db,
+      // One statement, so one write lock: the thread read and the run recorded with nothing between.
+      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+       SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, t.turns + 1,
+         ?15
+       FROM threads t
+       WHERE t.thread_id = ?14 AND t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
+         AND (?19 IS NULL OR t.owner = ?19)
+         AND (t.live_run_id IS NULL
+           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))
+       RETURNING thread_seq`,
+    ).get(
+      ...args,
+      r.thread_id,
+      r.input,
+      cond.harness.id,
+      cond.harness.dir,
+      cond.turns,
+      cond.viewer,
+    )
+    : statement(
+      db,
+      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+       VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
+         (SELECT turns + 1 FROM threads WHERE thread_id = ?14), ?15)
+       RETURNING thread_seq`,
+    ).get(...args, r.thread_id, r.input);
+  if (!row) throw new ThreadMoved(r.thread_id);
+  turnStarted(r.run_id, r.thread_id, Number((row as { thread_seq: number }).thread_seq), r.input);
+}
+
+/**
+ * What a thread must still be for a turn to start without reading it first: its harness's, visible
+ * to the viewer, free (or held by this run already: a run that waited for a slot), and with the
+ * turn count this process knows its history at (lib/hive/thread_history.ts).
+ */
+export interface TurnCondition {
+  harness: HarnessRef;
+  /** Its turn count as this process knows it. */
+  turns: number;
+  /** Who asks: its owner, or null for anyone. */
+  viewer: string | null;
+}
+
+/** The turn's thread is not as this process knew it: nothing was recorded. */
+class ThreadMoved extends Error {
+  constructor(readonly threadId: string) {
+    super(`Thread ${threadId} changed since this process read it`);
+  }
+}
+
+/**
+ * Whether an error says a turn's thread changed since this process read it (a turn of another
+ * process, a run holding it, a deleted thread, another viewer's): its start reads the thread then.
+ *
+ * @param err The error.
+ * @returns True for that refusal.
+ */
+export function isThreadMoved(err: unknown): boolean {
+  return err instanceof ThreadMoved;
 }
 
 /**

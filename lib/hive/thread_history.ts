@@ -58,6 +58,24 @@ export function knownHistory(
 }
 
 /**
+ * What this process knows of a thread without reading it: its turn count and newest answered turns
+ * as of that count (the count is checked when the turn's start is recorded: lib/hive/runs.ts).
+ *
+ * @param threadId The thread.
+ * @param limit How many answered turns at most.
+ * @returns The count and the turns (oldest first), or undefined when nothing is known for `limit`.
+ */
+export function knownThread(
+  threadId: string,
+  limit: number,
+): { turns: number; history: AnsweredTurn[] } | undefined {
+  const entry = known.get(threadId);
+  if (!entry) return undefined;
+  const history = knownHistory(threadId, entry.turns, limit);
+  return history && { turns: entry.turns, history };
+}
+
+/**
  * Remembers a thread's newest answered turns as read from the hive (with its turn count, in the same
  * transaction).
  *

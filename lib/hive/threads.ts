@@ -14,11 +14,13 @@ import { isProcessAlive, ownProcess } from "../process_identity.ts";
 import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
-import type { Hive } from "./open.ts";
+import { type Hive, isPgHive } from "./open.ts";
+import { isThreadMoved, type TurnCondition } from "./runs.ts";
 import {
   type AnsweredTurn,
   forgetThread,
   knownHistory,
+  knownThread,
   rememberHistory,
   turnAbandoned,
 } from "./thread_history.ts";
@@ -505,9 +507,15 @@ export interface TurnStart {
  * the check, the history and the run's start are one read of the hive and one commit. A thread
  * another run holds is left alone and nothing is recorded.
  *
+ * On SQLite, a thread whose history this process knows (it ran the thread's last turn) is not read
+ * first: the run is given that history and recorded on the condition that the thread is still as
+ * known (one statement, no transaction of its own: lib/hive/runs.ts); a thread that changed meanwhile
+ * (another process's turn, a run holding it, deleted) records nothing, and the start above follows.
+ *
  * @param db The hive.
  * @param turn The thread, the run, who asks, and how much history.
- * @param start Records and launches the run (synchronous), given the thread's earlier turns.
+ * @param start Records and launches the run (synchronous), given the thread's earlier turns, and
+ *   the condition its record is made on (none: in this transaction, the thread checked).
  * @returns What `start` returns.
  * @throws {@link threadBusy} while another run holds the thread; `not_found` for a thread the viewer
  *   may not see (or one deleted).
@@ -515,9 +523,27 @@ export interface TurnStart {
 export function startThreadTurn<T>(
   db: Hive,
   turn: TurnStart,
-  start: (history: AnsweredTurn[]) => T,
+  start: (history: AnsweredTurn[], condition?: TurnCondition) => T,
 ): T {
   const { threadId, runId, made, historyTurns } = turn;
+  // (PostgreSQL reads the thread first: its insert's own read would not wait for a turn being started.)
+  const known = made || isPgHive(db) ? undefined : knownThread(threadId, historyTurns);
+  if (known) {
+    try {
+      return start(known.history, {
+        harness: turn.harness,
+        turns: known.turns,
+        viewer: turn.viewer,
+      });
+    } catch (err) {
+      if (!isThreadMoved(err)) {
+        // Failed after it was recorded, with no transaction to roll back: its start is undone.
+        turnAbandoned(runId);
+        undoTurnStart(db, threadId, runId);
+        throw err;
+      }
+    }
+  }
   try {
     return inTransaction(db, () => {
       if (made) {
@@ -540,6 +566,28 @@ export function startThreadTurn<T>(
   } catch (err) {
     turnAbandoned(runId); // its start was undone
     throw err;
+  }
+}
+
+/**
+ * Undoes a turn's start recorded without a transaction of its own (its launch failed after): the
+ * run's row is deleted, and the thread counts one turn less and is let go. A start never recorded leaves nothing to undo; a hive out of reach is logged (the lock's run
+ * never ends, so the thread's next message finds it stale once this process is gone).
+ */
+function undoTurnStart(db: Hive, threadId: string, runId: string): void {
+  try {
+    inTransaction(db, () => {
+      const gone = statement(db, "DELETE FROM runs WHERE run_id = ? AND thread_id = ?")
+        .run(runId, threadId);
+      if (!Number(gone.changes)) return;
+      statement(
+        db,
+        `UPDATE threads SET turns = turns - 1, live_run_id = NULL, live_pid = NULL, live_start = NULL
+         WHERE thread_id = ? AND live_run_id = ?`,
+      ).run(threadId, runId);
+    });
+  } catch (err) {
+    console.error(`warning: could not undo the start of ${runId}: ${(err as Error).message}`);
   }
 }
 

@@ -31,6 +31,11 @@ export interface JournalWriter {
    * Resolves once the journal is durable; calling it again returns the same promise.
    */
   close(): Promise<void>;
+  /**
+   * Closes and removes a journal whose run was never recorded (before its first line), so that no
+   * journal is left without its run and the run can be launched again under the same name.
+   */
+  discard(): void;
 }
 
 /** At most this many lines wait for the hive's copy of a journal (lib/journal/hive_copy.ts). */
@@ -150,6 +155,12 @@ export function createJournal(
         flushPath(dirname(path)),
       ]).then(() => {});
       return closing;
+    },
+    discard() {
+      if (closed) return;
+      closed = true;
+      file.close();
+      Deno.removeSync(path);
     },
   };
 }

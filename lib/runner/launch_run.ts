@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isPgHive, openHive } from "../hive/open.ts";
+import { type Hive, isPgHive, openHive } from "../hive/open.ts";
 import { commitGrouped } from "../hive/group_commit.ts";
 import { finishRun, insertRun } from "../hive/runs.ts";
 import type { JournalEvent } from "../journal/event.ts";
@@ -53,34 +53,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   const trace_path = `${traceDir}/${run_id}.jsonl`;
   const started = new Date();
   const db = openHive();
-  let journal: JournalWriter;
-  try {
-    // On PostgreSQL the hive keeps a copy of the lines, sent without waiting (the end waits).
-    journal = createJournal(
-      trace_path,
-      spec.logging?.redact,
-      isPgHive(db) ? journalLineSender(db, run_id) : undefined,
-    );
-  } catch (err) {
-    throw journalCreateError(err, spec.logging?.trace_dir);
-  }
-  if (!options.uncatalogued) {
-    claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
-  }
-  insertRun(db, {
-    run_id,
-    harness_id: spec.id,
-    harness_dir: loaded.dir,
-    input: prepared.inputText,
-    started_at: started.toISOString(),
-    spec_version: loaded.version,
-    trace_path,
-    parent_run_id: options.parentRunId ?? null,
-    reentry_seq: options.replay?.at ?? null,
-    eval_id: options.evaluation?.eval_id ?? null,
-    live: options.evaluation ? options.evaluation.live : true,
-    thread_id: options.threadId ?? null,
-  });
+  const journal = recordStart(db, prepared, run_id, trace_path, started);
   const events = createEventStream<JournalEvent>();
   const stopper = new AbortController();
   const runSignal = linkSignals(options.signal, stopper.signal);
@@ -161,6 +134,57 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   };
   registerActiveRun(handle);
   return handle;
+}
+
+/**
+ * Creates a run's journal and records its start in the hive (its harness in the catalog, its row);
+ * a start not recorded leaves no journal behind (lib/hive/threads.ts launches such a run again).
+ */
+function recordStart(
+  db: Hive,
+  prepared: PreparedRun,
+  run_id: string,
+  trace_path: string,
+  started: Date,
+): JournalWriter {
+  const { loaded, options } = prepared;
+  const spec = loaded.spec;
+  let journal: JournalWriter;
+  try {
+    // On PostgreSQL the hive keeps a copy of the lines, sent without waiting (the end waits).
+    journal = createJournal(
+      trace_path,
+      spec.logging?.redact,
+      isPgHive(db) ? journalLineSender(db, run_id) : undefined,
+    );
+  } catch (err) {
+    throw journalCreateError(err, spec.logging?.trace_dir);
+  }
+  try {
+    if (!options.uncatalogued) {
+      claimHarness(db, { id: spec.id, root_path: loaded.dir, name: spec.name ?? spec.id });
+    }
+    insertRun(db, {
+      run_id,
+      harness_id: spec.id,
+      harness_dir: loaded.dir,
+      input: prepared.inputText,
+      started_at: started.toISOString(),
+      spec_version: loaded.version,
+      trace_path,
+      parent_run_id: options.parentRunId ?? null,
+      reentry_seq: options.replay?.at ?? null,
+      eval_id: options.evaluation?.eval_id ?? null,
+      live: options.evaluation ? options.evaluation.live : true,
+      thread_id: options.threadId ?? null,
+      ...(options.threadIf ? { thread_if: options.threadIf } : {}),
+    });
+  } catch (err) {
+    // Not recorded: no journal is left behind (nor its file open), and the run may be launched again.
+    journal.discard();
+    throw err;
+  }
+  return journal;
 }
 
 /**

@@ -14,6 +14,7 @@ import { checkTraceDir, protectedTraceDirs } from "../journal/trace_dir.ts";
 import type { ProviderContext } from "../models/registry.ts";
 import type { Message, ModelProvider } from "../models/types.ts";
 import type { RunRequest } from "../requests.ts";
+import type { TurnCondition } from "../hive/runs.ts";
 import type { TextDelta } from "../run_types.ts";
 import { codeToRun } from "../harness_spec/code_refs.ts";
 import { type LoadedSpec, loadSpec } from "../harness_spec/load.ts";
@@ -82,6 +83,11 @@ export interface RunOptions {
    * the run. Its earlier turns come as `history`.
    */
   threadId?: string;
+  /**
+   * Records the turn only while its thread is as this process knows it (its start's fast path:
+   * lib/hive/threads.ts); else the launch throws and records nothing.
+   */
+  threadIf?: TurnCondition;
 }
 
 /** A run that passed every check and is ready to start; nothing is recorded yet. */

@@ -234,7 +234,8 @@ function turnLaunch(
     startThreadTurn(
       db,
       turnStart(harness, threadId, runId, viewer, prepared),
-      (history) => launch(withHistory(history, own)),
+      (history, condition) =>
+        launch({ ...withHistory(history, own), ...(condition ? { threadIf: condition } : {}) }),
     );
 }
 

@@ -7,7 +7,7 @@
 
 import type { HarnessRef } from "../../lib/hive/harnesses.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { finishRun, insertRun } from "../../lib/hive/runs.ts";
+import { finishRun, insertRun, type TurnCondition } from "../../lib/hive/runs.ts";
 
 /**
  * Records a turn's run as it starts: its row and its turn (the run then holds the thread).
@@ -16,12 +16,14 @@ import { finishRun, insertRun } from "../../lib/hive/runs.ts";
  * @param threadId The thread.
  * @param runId The run.
  * @param input Its input.
+ * @param condition What its thread must still be, from its start (lib/hive/threads.ts).
  */
 export function recordTurnStart(
   harness: HarnessRef,
   threadId: string,
   runId: string,
   input: string,
+  condition?: TurnCondition,
 ): void {
   insertRun(openHive(), {
     run_id: runId,
@@ -32,6 +34,7 @@ export function recordTurnStart(
     spec_version: "v",
     trace_path: `${harness.dir}/.framework/traces/${runId}.jsonl`,
     thread_id: threadId,
+    ...(condition ? { thread_if: condition } : {}),
   });
 }
 

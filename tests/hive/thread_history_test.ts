@@ -23,14 +23,15 @@ import {
   threadHistory,
 } from "../../lib/hive/threads.ts";
 import { newRunId } from "../../lib/ids.ts";
+import type { TurnCondition } from "../../lib/hive/runs.ts";
 import { statement } from "../../lib/sqlite/statements.ts";
 import { storeHome, STORES } from "../helpers/hive_stores.ts";
 import { recordTurnEnd, recordTurnStart } from "../helpers/thread_turns.ts";
 
 const H = { id: "talker", dir: "/h/talker" };
 
-const record = (threadId: string, runId: string, input: string) =>
-  recordTurnStart(H, threadId, runId, input);
+const record = (threadId: string, runId: string, input: string, condition?: TurnCondition) =>
+  recordTurnStart(H, threadId, runId, input, condition);
 const end = (threadId: string, runId: string, output: string) =>
   recordTurnEnd(H, threadId, runId, output);
 
@@ -43,8 +44,8 @@ function ownTurn(threadId: string, input: string, output: string, limit = 3) {
     runId,
     viewer: null,
     historyTurns: limit,
-  }, (history) => {
-    record(threadId, runId, input);
+  }, (history, condition) => {
+    record(threadId, runId, input, condition);
     return history;
   });
   end(threadId, runId, output);
@@ -108,7 +109,7 @@ for (const store of STORES) {
       startThreadTurn(
         db,
         { harness: H, threadId: id, runId, viewer: null, historyTurns: 3 },
-        () => record(id, runId, "q9"),
+        (_, condition) => record(id, runId, "q9", condition),
       );
       turnAbandoned(runId); // its end never reached the hive
       end(id, runId, "a9"); // recorded later (the hive came back): read from the hive next
@@ -121,8 +122,8 @@ for (const store of STORES) {
         startThreadTurn(
           db,
           { harness: H, threadId: id, runId, viewer: null, historyTurns: 3 },
-          () => {
-            record(id, runId, "q-undone");
+          (_, condition) => {
+            record(id, runId, "q-undone", condition);
             throw new Error("the launch failed");
           },
         ), /the launch failed/);

@@ -12,7 +12,15 @@ import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { createThread, getThread, listThreads, threadTurns } from "../../lib/hive/threads.ts";
+import {
+  createThread,
+  getThread,
+  listThreads,
+  lockThread,
+  threadTurns,
+  unlockThread,
+} from "../../lib/hive/threads.ts";
+import { statement } from "../../lib/sqlite/statements.ts";
 import { createRunGate } from "../../lib/runs/capacity.ts";
 import { createRunService, type Submission } from "../../lib/runs/service.ts";
 import { startThread, submitToThread } from "../../lib/runs/threads.ts";
@@ -189,5 +197,102 @@ for (const store of STORES) {
       assert.deepEqual(listThreads(db, h, "k_dave", { limit: 10 }).threads, []);
       await runs.close();
     });
+  });
+}
+
+/** The messages a run's first model call was given, from its journal. */
+async function firstCall(tracePath: string): Promise<string[]> {
+  const lines = (await Deno.readTextFile(tracePath)).trim().split("\n").map((l) => JSON.parse(l));
+  const call = lines.find((e) => e.type === "model_call");
+  return call.payload.append.map((m: { role: string; content: string }) =>
+    `${m.role}:${m.content}`
+  );
+}
+
+/** The journals in a harness's trace folder. */
+async function journals(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(`${dir}/.framework/traces`)) {
+    if (e.isFile && e.name.endsWith(".jsonl")) names.push(e.name);
+  }
+  return names.sort();
+}
+
+for (const store of STORES) {
+  Deno.test(`a thread this process knows starts its turn without reading it first; one changed meanwhile is read [${store}]`, async (t) => {
+    await using home = await storeHome(store);
+    const db = openHive();
+    const h = await talker(home.path);
+    const runs = createRunService();
+    const id = createThread(db, h, "k_alice", {}).thread_id;
+    const send = async (input: string, viewer: string | null = null) => {
+      const run = runOf(await submitToThread(db, runs, h.dir, h, id, { input }, { viewer }));
+      await run.result;
+      return (await run.started).trace_path;
+    };
+    const turnCount = () => getThread(db, h, id, null).turns;
+    await send("q1");
+    await send("q2");
+
+    await t.step("a turn of another process: the history is read again, with it", async () => {
+      const at = new Date().toISOString();
+      const runId = `run_${crypto.randomUUID().replaceAll("-", "")}`;
+      statement(
+        db,
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at,
+           spec_version, trace_path, thread_id, thread_seq, thread_input, thread_output)
+         VALUES (?1, ?2, ?3, 'success', ?4, ?4, 'v', 'elsewhere', ?5,
+           (SELECT turns + 1 FROM threads WHERE thread_id = ?5), 'q3', 'from elsewhere')`,
+      ).run(runId, h.id, h.dir, at, id);
+      const before = await journals(h.dir);
+      const trace = await send("q4");
+      assert.deepEqual(await firstCall(trace), [
+        "user:q1",
+        "assistant:answer",
+        "user:q2",
+        "assistant:answer",
+        "user:q3",
+        "assistant:from elsewhere",
+        "user:q4",
+      ]);
+      // One journal more, the run's own: none left behind by a start that recorded nothing.
+      assert.equal((await journals(h.dir)).length, before.length + 1);
+      assert.equal(turnCount(), 4);
+    });
+
+    await t.step("another owner's thread is not found, and nothing is recorded", async () => {
+      const before = await journals(h.dir);
+      await assert.rejects(
+        send("q5", "k_bob"),
+        (e: unknown) => e instanceof FrameworkError && e.kind === "not_found",
+      );
+      assert.deepEqual(await journals(h.dir), before);
+      assert.equal(turnCount(), 4);
+    });
+
+    await t.step("a thread another run holds is refused, and nothing is recorded", async () => {
+      const before = await journals(h.dir);
+      assert.equal(lockThread(db, id, "run_other"), null);
+      await assert.rejects(send("q5"), busy("run_other"));
+      assert.deepEqual(await journals(h.dir), before);
+      assert.equal(turnCount(), 4);
+      unlockThread(db, id, "run_other");
+      assert.deepEqual((await firstCall(await send("q5"))).slice(-3), [
+        "user:q4",
+        "assistant:answer",
+        "user:q5",
+      ]);
+    });
+
+    await t.step("a thread deleted by another process is not found", async () => {
+      statement(db, "DELETE FROM threads WHERE thread_id = ?").run(id);
+      const before = await journals(h.dir);
+      await assert.rejects(
+        send("q6"),
+        (e: unknown) => e instanceof FrameworkError && e.kind === "not_found",
+      );
+      assert.deepEqual(await journals(h.dir), before);
+    });
+    await runs.close();
   });
 }
