@@ -235,34 +235,60 @@ function turnLaunch(
       db,
       turnStart(harness, threadId, runId, viewer, prepared),
       (history, condition) =>
-        launch({ ...withHistory(history, own), ...(condition ? { threadIf: condition } : {}) }),
+        launch({
+          ...withHistory(threadId, history, own),
+          ...(condition ? { threadIf: condition } : {}),
+        }),
     );
 }
 
 /** A thread run's history option: its thread's earlier turns, then the caller's own messages. */
-function withHistory(turns: AnsweredTurn[], own: Message[] | undefined): Partial<RunOptions> {
-  const history = turns.flatMap(turnMessages);
-  return { history: own?.length ? [...history, ...own] : history };
+function withHistory(
+  threadId: string,
+  turns: readonly AnsweredTurn[],
+  own: Message[] | undefined,
+): Partial<RunOptions> {
+  const history = historyMessages(threadId, turns);
+  return { history: own?.length ? [...history, ...own] : [...history] };
 }
 
 /**
- * An earlier turn as the conversation's two messages: the same frozen pair for the same turn (the
- * turns a process remembers of a thread are given to each of its runs), so the journal walks each
- * pair once (lib/journal/payload.ts).
+ * A thread's earlier turns as the conversation's messages, two frozen ones per turn: the same
+ * messages for the same turn (the turns a process remembers of a thread are given to each of its
+ * runs), so the journal walks each once (lib/journal/payload.ts). The messages last made for a
+ * thread are kept with the turns they were made of, and a run whose turns are those shifted by the
+ * turns since takes them over, matched by identity alone (the turns themselves are not read again).
  */
-function turnMessages(turn: AnsweredTurn): readonly Message[] {
-  let pair = pairs.get(turn);
-  if (!pair) {
-    pair = Object.freeze([
+function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): readonly Message[] {
+  const last = lastMessages.get(threadId);
+  const messages: Message[] = [];
+  let k = last && turns.length ? last.turns.indexOf(turns[0]!) : -1;
+  for (const turn of turns) {
+    if (k >= 0 && last!.turns[k] === turn) {
+      messages.push(last!.messages[2 * k]!, last!.messages[2 * k + 1]!);
+      k++;
+      continue;
+    }
+    k = -1;
+    messages.push(
       Object.freeze({ role: "user", content: turn.input }),
       Object.freeze({ role: "assistant", content: turn.output }),
-    ] as Message[]);
-    pairs.set(turn, pair);
+    );
   }
-  return pair;
+  lastMessages.delete(threadId);
+  lastMessages.set(threadId, { turns: [...turns], messages });
+  if (lastMessages.size > MAX_THREAD_MESSAGES) {
+    lastMessages.delete(lastMessages.keys().next().value!);
+  }
+  return messages;
 }
 
-const pairs = new WeakMap<AnsweredTurn, readonly Message[]>();
+/** The messages last made of each thread's turns (the most recently used threads). */
+const lastMessages = new Map<
+  string,
+  { turns: readonly AnsweredTurn[]; messages: readonly Message[] }
+>();
+const MAX_THREAD_MESSAGES = 256;
 
 /**
  * A message to a thread under `reject`: a run whose start finds the thread (as its viewer may see
