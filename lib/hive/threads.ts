@@ -571,8 +571,9 @@ export function startThreadTurn<T>(
 
 /**
  * Undoes a turn's start recorded without a transaction of its own (its launch failed after): the
- * run's row is deleted, and the thread counts one turn less and is let go. A start never recorded leaves nothing to undo; a hive out of reach is logged (the lock's run
- * never ends, so the thread's next message finds it stale once this process is gone).
+ * run's row is deleted, and the thread counts one turn less and is let go. A start never recorded
+ * leaves nothing to undo; a hive out of reach is logged (the lock's run never ends, so the thread's
+ * next message finds it stale once this process is gone).
  */
 function undoTurnStart(db: Hive, threadId: string, runId: string): void {
   try {
