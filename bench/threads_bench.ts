@@ -142,8 +142,9 @@ export async function run(): Promise<void> {
  * A thread turn as a deployed harness serves it, beside `POST /run` on the same control plane: the
  * run benchmarks' task (two model calls and a tool call), a thread given 20 turns first (so every
  * turn measured carries 20 earlier ones), one client after another (p50) and eight at once (runs per
- * second, each client its own thread: a thread runs one turn at a time), taking turns request by
- * request as the other faces do (bench/take_turns.ts). Target: within 10 % of `/run`.
+ * second, eight clients each in a loop, and in batches of eight; each client its own thread: a
+ * thread runs one turn at a time), taking turns request by request as the other faces do
+ * (bench/take_turns.ts). Target: within 10 % of `/run`.
  */
 async function servedTurns(): Promise<void> {
   const CLIENTS = 8;
@@ -171,14 +172,13 @@ async function servedTurns(): Promise<void> {
       }
       threads.push(thread_id);
     }
-    // One client uses the first thread; a batch of eight gives each request its own thread.
-    let next = 0;
+    // Each client its own thread (a thread runs one turn at a time).
     await takeTurns({
       "POST /run": async () => {
         if ((await post("/run", { input: "hello" })).output !== "done") throw new Error("/run");
       },
-      "thread turn (20 earlier)": async () => {
-        const thread = threads[next++ % CLIENTS]!;
+      "thread turn (20 earlier)": async (client) => {
+        const thread = threads[client]!;
         if ((await post(`/threads/${thread}/run`, { input: "hello" })).output !== "done") {
           throw new Error("thread turn");
         }
