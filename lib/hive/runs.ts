@@ -128,15 +128,18 @@ export function insertRun(
   const row = cond
     ? statement(
       db,
-      // One statement, so one write lock: the thread read and the run recorded with nothing between.
+      // One statement: the thread read and the run recorded with nothing between (SQLite: one write
+      // lock; PostgreSQL: the thread's row locked, as the start transaction locks it).
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
        SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, t.turns + 1,
          ?15
        FROM threads t
        WHERE t.thread_id = ?14 AND t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
-         AND (?19 IS NULL OR t.owner = ?19)
+         AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
          AND (t.live_run_id IS NULL
-           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))
+           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))${
+        // PostgreSQL: waits for a transaction that holds the thread, then checks its row as left.
+        isPgHive(db) ? " FOR UPDATE OF t" : ""}
        RETURNING thread_seq`,
     ).get(
       ...args,

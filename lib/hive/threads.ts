@@ -184,10 +184,20 @@ export function storeThread(db: Hive, thread: NewThread): void {
 /** Who may see a thread: its owner, or anyone (`null`: a `*` token, a local face). */
 export type ThreadViewer = string | null;
 
-function threadRow(db: Hive, harness: HarnessRef, threadId: string, viewer: ThreadViewer) {
+function threadRow(
+  db: Hive,
+  harness: HarnessRef,
+  threadId: string,
+  viewer: ThreadViewer,
+  lock = false,
+) {
+  // On PostgreSQL a transaction that goes on to write the thread locks its row as it reads it: a
+  // turn's start made in one statement (lib/hive/runs.ts) takes no advisory lock, and waits for it.
   const row = statement(
     db,
-    "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ?",
+    lock && isPgHive(db)
+      ? "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ? FOR UPDATE"
+      : "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ?",
   ).get(threadId, harness.id, harness.dir) as ThreadRow | undefined;
   // Another owner's thread is not found, as an unknown one: its existence is not disclosed.
   if (!row || (viewer !== null && row.owner !== viewer)) {
@@ -400,7 +410,7 @@ export function deleteThread(
   viewer: ThreadViewer,
 ): void {
   inTransaction(db, () => {
-    const row = threadRow(db, harness, threadId, viewer);
+    const row = threadRow(db, harness, threadId, viewer, true);
     const live = liveRunOf(db, row);
     if (live) {
       throw new FrameworkError(
@@ -507,10 +517,11 @@ export interface TurnStart {
  * the check, the history and the run's start are one read of the hive and one commit. A thread
  * another run holds is left alone and nothing is recorded.
  *
- * On SQLite, a thread whose history this process knows (it ran the thread's last turn) is not read
- * first: the run is given that history and recorded on the condition that the thread is still as
- * known (one statement, no transaction of its own: lib/hive/runs.ts); a thread that changed meanwhile
- * (another process's turn, a run holding it, deleted) records nothing, and the start above follows.
+ * A thread whose history this process knows (it ran the thread's last turn) is not read first: the
+ * run is given that history and recorded on the condition that the thread is still as known (one
+ * statement, no transaction of its own: lib/hive/runs.ts; on PostgreSQL it takes the thread's row
+ * lock, as every transaction that writes a thread does); a thread that changed meanwhile (another
+ * process's turn, a run holding it, deleted) records nothing, and the start above follows.
  *
  * @param db The hive.
  * @param turn The thread, the run, who asks, and how much history.
@@ -526,8 +537,7 @@ export function startThreadTurn<T>(
   start: (history: AnsweredTurn[], condition?: TurnCondition) => T,
 ): T {
   const { threadId, runId, made, historyTurns } = turn;
-  // (PostgreSQL reads the thread first: its insert's own read would not wait for a turn being started.)
-  const known = made || isPgHive(db) ? undefined : knownThread(threadId, historyTurns);
+  const known = made ? undefined : knownThread(threadId, historyTurns);
   if (known) {
     try {
       return start(known.history, {
@@ -552,7 +562,7 @@ export function startThreadTurn<T>(
         rememberHistory(threadId, made.turns, historyTurns, []);
         return start([]);
       }
-      const row = threadRow(db, turn.harness, threadId, turn.viewer);
+      const row = threadRow(db, turn.harness, threadId, turn.viewer, true);
       const holder = heldByMe(row, runId) ? null : liveRunOf(db, row);
       if (holder !== null && holder !== runId) throw threadBusy(threadId, holder);
       // The history this process knows as of the row's turn count, else read (and remembered).
@@ -617,7 +627,10 @@ export function claimThread(
   viewer: ThreadViewer,
   runId: string,
 ): string | null {
-  return inTransaction(db, () => lockRow(db, threadRow(db, harness, threadId, viewer), runId));
+  return inTransaction(
+    db,
+    () => lockRow(db, threadRow(db, harness, threadId, viewer, true), runId),
+  );
 }
 
 /** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */

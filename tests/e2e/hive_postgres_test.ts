@@ -240,6 +240,44 @@ Deno.test("two control planes on one PostgreSQL hive", async (t) => {
       }
     });
 
+    await t.step(
+      "messages racing from A and B to one thread: one turn at a time, each counted once",
+      async () => {
+        const made = await call(a.url, "POST", "/threads", alice.token, {});
+        assert.equal(made.status, 201, made.text);
+        const id = made.json.data.thread_id;
+        let ran = 0;
+        for (let i = 0; i < 12; i++) {
+          // Once each plane has run a turn of it, each starts its next without reading the thread
+          // first (one statement), racing the other's start.
+          const answers = await Promise.all(
+            [a, b, a, b].map((plane, k) =>
+              call(plane.url, "POST", `/threads/${id}/run`, alice.token, { input: `m${i}.${k}` })
+            ),
+          );
+          for (const x of answers) assert.ok(x.status === 200 || x.status === 409, x.text);
+          ran += answers.filter((x) => x.status === 200).length;
+        }
+        assert.ok(ran >= 12, `${ran} turns ran`);
+        const db = openHive();
+        const turns = db.prepare(
+          `SELECT thread_seq, started_at, ended_at FROM runs WHERE thread_id = ?
+           ORDER BY thread_seq`,
+        ).all(id) as { thread_seq: number; started_at: string; ended_at: string }[];
+        assert.deepEqual(
+          turns.map((x) => Number(x.thread_seq)),
+          [...Array(ran)].map((_, i) => i + 1),
+        );
+        // Never two at once: each turn started after the one before it ended.
+        for (let i = 1; i < turns.length; i++) {
+          assert.ok(turns[i]!.started_at >= turns[i - 1]!.ended_at, JSON.stringify(turns));
+        }
+        const thread = await call(b.url, "GET", `/threads/${id}`, alice.token);
+        assert.equal(thread.json.data.turns, ran);
+        assert.equal(thread.json.data.live_run_id, null);
+      },
+    );
+
     await t.step("a run in progress on A is followed live through B, from the hive", async () => {
       const res = await fetch(`${a.url}/run?stream=true`, {
         method: "POST",
