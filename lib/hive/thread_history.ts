@@ -11,6 +11,8 @@
  * @module
  */
 
+import { keepRecent } from "../recent.ts";
+
 /** An earlier turn, as a run's history gives it: its input and final output. */
 export interface AnsweredTurn {
   input: string;
@@ -52,8 +54,7 @@ export function knownHistory(
   if (limit <= 0) return [];
   const entry = known.get(threadId);
   if (!entry || entry.turns !== turns || limit > entry.cap) return undefined;
-  known.delete(threadId);
-  known.set(threadId, entry); // most recently used last
+  keepRecent(known, threadId, entry, MAX_THREADS);
   return entry.answered.slice(-limit);
 }
 
@@ -91,9 +92,7 @@ export function rememberHistory(
   answered: AnsweredTurn[],
 ): void {
   if (limit <= 0 || limit > MAX_CAP) return;
-  known.delete(threadId);
-  known.set(threadId, { turns, cap: limit, answered: [...answered] });
-  if (known.size > MAX_THREADS) known.delete(known.keys().next().value!);
+  keepRecent(known, threadId, { turns, cap: limit, answered: [...answered] }, MAX_THREADS);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import type { JournalEvent } from "./event.ts";
 import { eachByteLine } from "../lines.ts";
+import { keepRecent } from "../recent.ts";
 import { chainVerifier, type Integrity, parseJournal } from "./verify.ts";
 
 /** A journal's line positions and its whole-file integrity. */
@@ -49,8 +50,7 @@ export async function indexJournal(path: string): Promise<JournalIndex> {
   const identity = `${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
   const hit = cache.get(path);
   if (hit && hit.identity === identity) {
-    cache.delete(path); // most recently used last
-    cache.set(path, hit);
+    keepRecent(cache, path, hit, CACHE_SIZE); // most recently used last
     return hit.index;
   }
   const scannedAt = Date.now();
@@ -61,8 +61,7 @@ export async function indexJournal(path: string): Promise<JournalIndex> {
   const settled = Math.max(info.mtime?.getTime() ?? Infinity, info.ctime?.getTime() ?? Infinity) <
     scannedAt - SETTLED_MS;
   if (settled) {
-    cache.set(path, { identity, index });
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    keepRecent(cache, path, { identity, index }, CACHE_SIZE);
   }
   return index;
 }

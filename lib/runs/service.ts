@@ -211,7 +211,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
               waiting,
               shuttingDown: closing.signal,
             });
-            if (approvals) prepared = { ...prepared, options: { ...prepared.options, approvals } };
+            if (approvals) prepared = withOptions(prepared, { approvals });
             const launch = (more?: Partial<RunOptions>) =>
               launchRun(withOptions(prepared, more), run_id);
             const run = aroundLaunch ? aroundLaunch(launch, prepared) : launch();

@@ -36,6 +36,7 @@ import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import type { PreparedRun, RunOptions } from "../runner/prepare_run.ts";
 import { abortable } from "../sleep.ts";
+import { keepRecent } from "../recent.ts";
 import type { HarnessTarget, RunService, Submission, SubmitOptions } from "./service.ts";
 
 /** How many earlier turns a thread's run is given when `limits.thread_history_turns` is not set. */
@@ -275,11 +276,7 @@ function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): read
       Object.freeze({ role: "assistant", content: turn.output }),
     );
   }
-  lastMessages.delete(threadId);
-  lastMessages.set(threadId, { turns: [...turns], messages });
-  if (lastMessages.size > MAX_THREAD_MESSAGES) {
-    lastMessages.delete(lastMessages.keys().next().value!);
-  }
+  keepRecent(lastMessages, threadId, { turns: [...turns], messages }, MAX_THREAD_MESSAGES);
   return messages;
 }
 
