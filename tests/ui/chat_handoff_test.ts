@@ -126,9 +126,12 @@ Deno.test("a chat turn that delegated: the hand-off line, the delegated share, a
   });
 
   await t.step("/run: the live run's hand-offs come once it has handed over", async () => {
+    // The reply is the one after those already shown: `last()` would find the first step's reply,
+    // which has a run card and a hand-off too, until this one arrives.
+    const before = await replies.count();
     await composer.fill("/run How many now?");
     await composer.press("Enter");
-    const reply = replies.last();
+    const reply = replies.nth(before);
     await reply.locator('[data-artifact="run"]').waitFor();
     const block = reply.getByTestId("chat-handoffs");
     await checkBlock(block);
