@@ -6,7 +6,9 @@
  * history is read from the hive again. A turn of this process is added once its end is committed
  * (never before: a turn whose end was not recorded is not known), and only onto what was known
  * just before it began. Bounded: the most recently used threads, each at most the history length it
- * was read with (docs/performance.md, Threads).
+ * was read with (docs/performance.md, Threads). A thread made by this process starts out on probation,
+ * apart from the others, and joins them at its second turn: one-off threads (an A2A message without a
+ * context makes one each) never push out the threads that go on.
  *
  * @module
  */
@@ -35,6 +37,8 @@ const MAX_THREADS = 256;
 const MAX_CAP = 100;
 
 const known = new Map<string, Known>();
+/** Threads made by this process that have not had a second turn yet (as many at most). */
+const fresh = new Map<string, Known>();
 /** Turns started and not yet ended: their thread, number and input. */
 const open = new Map<string, { threadId: string; seq: number; input: string }>();
 
@@ -52,10 +56,17 @@ export function knownHistory(
   limit: number,
 ): AnsweredTurn[] | undefined {
   if (limit <= 0) return [];
-  const entry = known.get(threadId);
+  const entry = entryOf(threadId);
   if (!entry || entry.turns !== turns || limit > entry.cap) return undefined;
+  // Used again: the most recent of the threads that go on (a fresh one leaves its probation).
+  fresh.delete(threadId);
   keepRecent(known, threadId, entry, MAX_THREADS);
   return entry.answered.slice(-limit);
+}
+
+/** What is known of a thread, wherever it is kept. */
+function entryOf(threadId: string): Known | undefined {
+  return known.get(threadId) ?? fresh.get(threadId);
 }
 
 /**
@@ -70,7 +81,7 @@ export function knownThread(
   threadId: string,
   limit: number,
 ): { turns: number; history: AnsweredTurn[] } | undefined {
-  const entry = known.get(threadId);
+  const entry = entryOf(threadId);
   if (!entry) return undefined;
   const history = knownHistory(threadId, entry.turns, limit);
   return history && { turns: entry.turns, history };
@@ -84,15 +95,23 @@ export function knownThread(
  * @param turns Its turn count when they were read.
  * @param limit The history length they were read with.
  * @param answered The turns read (oldest first, at most `limit`).
+ * @param made Whether this process has just made the thread (kept on probation until its next turn).
  */
 export function rememberHistory(
   threadId: string,
   turns: number,
   limit: number,
   answered: AnsweredTurn[],
+  made = false,
 ): void {
   if (limit <= 0 || limit > MAX_CAP) return;
-  keepRecent(known, threadId, { turns, cap: limit, answered: [...answered] }, MAX_THREADS);
+  const entry = { turns, cap: limit, answered: [...answered] };
+  if (made) {
+    keepRecent(fresh, threadId, entry, MAX_THREADS);
+    return;
+  }
+  fresh.delete(threadId);
+  keepRecent(known, threadId, entry, MAX_THREADS);
 }
 
 /**
@@ -118,10 +137,10 @@ export function turnEnded(runId: string, output: string): void {
   const turn = open.get(runId);
   if (!turn) return;
   open.delete(runId);
-  const entry = known.get(turn.threadId);
+  const entry = entryOf(turn.threadId);
   if (!entry) return;
   if (entry.turns !== turn.seq - 1) {
-    known.delete(turn.threadId);
+    forgetThread(turn.threadId);
     return;
   }
   entry.turns = turn.seq;
@@ -140,7 +159,7 @@ export function turnAbandoned(runId: string): void {
   const turn = open.get(runId);
   if (!turn) return;
   open.delete(runId);
-  known.delete(turn.threadId);
+  forgetThread(turn.threadId);
 }
 
 /**
@@ -150,4 +169,5 @@ export function turnAbandoned(runId: string): void {
  */
 export function forgetThread(threadId: string): void {
   known.delete(threadId);
+  fresh.delete(threadId);
 }

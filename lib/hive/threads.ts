@@ -559,7 +559,7 @@ export function startThreadTurn<T>(
       if (made) {
         // A new thread is made held by this run: stored now, or already while the run waited.
         storeThread(db, made);
-        rememberHistory(threadId, made.turns, historyTurns, []);
+        rememberHistory(threadId, made.turns, historyTurns, [], true);
         return start([]);
       }
       const row = threadRow(db, turn.harness, threadId, turn.viewer, true);

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { openHive } from "../../lib/hive/open.ts";
 import {
+  forgetThread,
   knownHistory,
   rememberHistory,
   turnAbandoned,
@@ -169,4 +170,28 @@ Deno.test("thread history: a turn is added only onto what was known just before 
   turnEnded("run_a5", "a5");
   assert.equal(knownHistory("thr_a", 5, 2), undefined);
   assert.equal(knownHistory("thr_a", 3, 2), undefined);
+});
+
+Deno.test("thread history: one-off threads made here never push out the threads that go on", () => {
+  const answered = [{ input: "q1", output: "a1" }, { input: "q2", output: "a2" }];
+  rememberHistory("thr_goes_on", 2, 3, answered);
+  // A thread made here, its first turn taken (as an A2A message without a context does), 300 times:
+  // more than the threads remembered.
+  const oneOff = (i: number, prefix = "thr_once") => {
+    rememberHistory(`${prefix}_${i}`, 0, 3, [], true);
+    turnStarted(`run_${prefix}_${i}`, `${prefix}_${i}`, 1, `q${i}`);
+    turnEnded(`run_${prefix}_${i}`, `a${i}`);
+  };
+  for (let i = 0; i < 300; i++) oneOff(i);
+  assert.deepEqual(knownHistory("thr_goes_on", 2, 3), answered, "the thread that goes on");
+  // The newest one-off threads are remembered for their second turn, the oldest are not.
+  assert.deepEqual(knownHistory("thr_once_299", 1, 3), [{ input: "q299", output: "a299" }]);
+  assert.equal(knownHistory("thr_once_0", 1, 3), undefined);
+  // A second turn makes a thread one that goes on: 300 more one-off threads leave it remembered.
+  for (let i = 0; i < 300; i++) oneOff(i, "thr_later");
+  assert.deepEqual(knownHistory("thr_once_299", 1, 3), [{ input: "q299", output: "a299" }]);
+  assert.deepEqual(knownHistory("thr_goes_on", 2, 3), answered);
+  // Forgotten when deleted, wherever it is kept.
+  forgetThread("thr_later_299");
+  assert.equal(knownHistory("thr_later_299", 1, 3), undefined);
 });
