@@ -149,7 +149,15 @@ function plainText(
     if (Object.getPrototypeOf(v) !== Array.prototype) return undefined;
     const copy: unknown[] = new Array(v.length);
     let out = "[";
-    for (let i = 0; i < v.length; i++) {
+    // Items journaled together before (a thread's history): their text as kept, and in the copy the
+    // items themselves (frozen, and the same once made plain: nothing in them is read again).
+    const list = listAt(v, redaction, depth);
+    const from = list ? list.items.length : 0;
+    if (list) {
+      out += list.text;
+      for (let i = 0; i < from; i++) copy[i] = list.items[i];
+    }
+    for (let i = from; i < v.length; i++) {
       const item = v[i];
       const absent = item === undefined || typeof item === "function" || typeof item === "symbol";
       const itemText = absent ? "null" : plainText(item, redaction, depth + 1);
@@ -165,8 +173,10 @@ function plainText(
   // walked once per redaction: its text and copy are kept with it (nothing in it can change; an
   // accessor could, so an object with one is walked every time). Each use gets a copy of its own.
   let frozen = Object.isFrozen(v);
+  let slot: Slot | undefined;
   if (frozen) {
-    const known = frozenTexts.get(v);
+    slot = (v as { [TEXT_SLOT]?: Slot })[TEXT_SLOT];
+    const known = slot ? slot.memo : frozenTexts.get(v);
     if (known && known.redaction === redaction) {
       made = { ...known.copy };
       return known.text;
@@ -194,13 +204,172 @@ function plainText(
     out += (i ? ',"' : '"') + jsonKey(k) + '":' + texts.get(k);
   }
   out += "}";
-  if (frozen) frozenTexts.set(v, { redaction, text: out, copy: { ...copy } });
+  if (frozen) {
+    const memo = { redaction, text: out, copy: { ...copy } };
+    if (slot) slot.memo = memo;
+    else frozenTexts.set(v, memo);
+  }
   made = copy;
   return out;
 }
 
-/** The text and copy of each frozen object walked, with the redaction they were made under. */
-const frozenTexts = new WeakMap<
-  object,
-  { redaction: Redaction | undefined; text: string; copy: Record<string, unknown> }
->();
+/** A frozen object's text and copy once walked, with the redaction they were made under. */
+interface FrozenText {
+  redaction: Redaction | undefined;
+  text: string;
+  copy: Record<string, unknown>;
+}
+
+/** The text and copy of each frozen object walked that has no slot of its own. */
+const frozenTexts = new WeakMap<object, FrozenText>();
+
+/** Where an object frozen by {@link freezeForJournal} keeps its text: a hidden, symbol-keyed slot. */
+const TEXT_SLOT = Symbol("journal text");
+
+/** What the slot holds: the object's own text, and the list it is the first item of. */
+interface Slot {
+  memo?: FrozenText;
+  list?: JournalList;
+}
+
+/** Items journaled together, at the start of arrays (lib/runs/threads.ts: a thread's history). */
+interface JournalList {
+  items: readonly object[];
+  /** The list these items follow, and how many of its first items they dropped (until made). */
+  after?: { list: JournalList; dropped: number };
+  /** Their text, made under one redaction. */
+  made?: ListText;
+}
+
+/** A list's items as one text (comma-separated, without brackets) and where each item's ends. */
+interface ListText {
+  redaction: Redaction | undefined;
+  text: string;
+  ends: number[];
+}
+
+/**
+ * Freezes plain data to be journaled many times (each of a thread's earlier messages, given to
+ * every run of the thread), with a hidden slot where the journal keeps its text once walked: found
+ * with the object itself rather than looked up in a table. The slot is symbol-keyed and not
+ * enumerable: `Object.keys`, `JSON.stringify` and a spread never see it.
+ *
+ * @example
+ * ```ts
+ * const m = freezeForJournal({ role: "user", content: "Hi" });
+ * journalPayload({ append: [m] }, undefined).json; // '{"append":[{"content":"Hi","role":"user"}]}'
+ * ```
+ * @param value The object (not frozen yet).
+ * @returns It, frozen.
+ */
+export function freezeForJournal<T extends object>(value: T): Readonly<T> {
+  Object.defineProperty(value, TEXT_SLOT, { value: {} });
+  return Object.freeze(value);
+}
+
+/**
+ * Marks items made by {@link freezeForJournal} as journaled together, at the start of arrays (the
+ * history each run of a thread is given, then its own messages). Their text is made once, and when
+ * they are the items of the list `after` names, less its first `dropped`, with some added (the
+ * thread's next turn), it is made from that list's text: the history's older items are not read
+ * again. A journaled array that starts with exactly these items (the same objects) takes their text;
+ * anything else is walked item by item as before.
+ *
+ * @example
+ * ```ts
+ * const turn = (q: string, a: string) => [
+ *   freezeForJournal({ role: "user", content: q }),
+ *   freezeForJournal({ role: "assistant", content: a }),
+ * ];
+ * const first = [...turn("q1", "a1"), ...turn("q2", "a2")];
+ * journalTogether(first);
+ * journalPayload({ append: [...first] }, undefined);
+ * const next = [...first.slice(2), ...turn("q3", "a3")];
+ * journalTogether(next, { items: first, dropped: 2 }); // its text: first's, less q1 and a1, then q3, a3
+ * ```
+ * @param items The items, in order.
+ * @param after The items journaled together before, and how many of their first ones these drop.
+ */
+export function journalTogether(
+  items: readonly object[],
+  after?: { items: readonly object[]; dropped: number },
+): void {
+  const slot = items.length ? slotOf(items[0]) : undefined;
+  if (!slot) return;
+  // Read before this list takes the slot: both may start with the same item (nothing dropped).
+  const previous = after?.items.length ? slotOf(after.items[0])?.list : undefined;
+  slot.list = { items };
+  // Only a list whose text was made is followed (a chain of lists never made is not kept alive),
+  // and only when these items start with the ones it kept, in order.
+  if (!after || previous?.items !== after.items || previous.made === undefined) return;
+  const kept = after.items.length - after.dropped;
+  if (after.dropped < 0 || kept < 0 || kept > items.length) return;
+  for (let i = 0; i < kept; i++) if (items[i] !== after.items[after.dropped + i]) return;
+  slot.list.after = { list: previous, dropped: after.dropped };
+}
+
+function slotOf(item: unknown): Slot | undefined {
+  return item !== null && typeof item === "object"
+    ? (item as { [TEXT_SLOT]?: Slot })[TEXT_SLOT]
+    : undefined;
+}
+
+/**
+ * The list an array starts with (the same items), with its text under `redaction`, made now if
+ * need be; undefined when there is none, or its items cannot be journaled as they are.
+ */
+function listAt(
+  v: readonly unknown[],
+  redaction: Redaction | undefined,
+  depth: number,
+): { items: readonly object[]; text: string } | undefined {
+  const list = slotOf(v[0])?.list;
+  if (!list || list.items.length > v.length) return undefined;
+  for (let i = 0; i < list.items.length; i++) if (v[i] !== list.items[i]) return undefined;
+  const known = list.made && list.made.redaction === redaction
+    ? list.made
+    : makeListText(list, redaction, depth);
+  return known && { items: list.items, text: known.text };
+}
+
+/** A list's text: from the list it follows when that one's is known, else item by item. */
+function makeListText(
+  list: JournalList,
+  redaction: Redaction | undefined,
+  depth: number,
+): ListText | undefined {
+  let text = "";
+  let ends: number[] = [];
+  let next = 0;
+  const before = list.after?.list.made;
+  if (before && before.redaction === redaction) {
+    const { dropped } = list.after!;
+    const start = dropped ? before.ends[dropped - 1]! + 1 : 0; // past the comma
+    text = before.text.slice(start);
+    ends = before.ends.slice(dropped).map((e) => e - start);
+    next = ends.length;
+  }
+  for (; next < list.items.length; next++) {
+    const item = list.items[next]!;
+    const itemText = plainText(item, redaction, depth + 1);
+    // An item that cannot be journaled as it is, or that the walk changes (a repaired or redacted
+    // string): the array is walked item by item, each then getting a copy of its own.
+    if (itemText === undefined || !sameAs(made, item)) return undefined;
+    text += (next ? "," : "") + itemText;
+    ends.push(text.length);
+  }
+  list.after = undefined;
+  list.made = { redaction, text, ends };
+  return list.made;
+}
+
+/** Whether a plain copy has the same values as the object it was made of (one level deep). */
+function sameAs(copy: unknown, item: object): boolean {
+  if (copy === null || typeof copy !== "object") return false;
+  const keys = Object.keys(item);
+  if (Object.keys(copy).length !== keys.length) return false;
+  for (const k of keys) {
+    if ((copy as Record<string, unknown>)[k] !== (item as Record<string, unknown>)[k]) return false;
+  }
+  return true;
+}

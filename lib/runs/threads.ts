@@ -31,6 +31,7 @@ import {
   unlockThread,
 } from "../hive/threads.ts";
 import { newRunId } from "../ids.ts";
+import { freezeForJournal, journalTogether } from "../journal/payload.ts";
 import type { Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
@@ -256,14 +257,16 @@ function withHistory(
 /**
  * A thread's earlier turns as the conversation's messages, two frozen ones per turn: the same
  * messages for the same turn (the turns a process remembers of a thread are given to each of its
- * runs), so the journal walks each once (lib/journal/payload.ts). The messages last made for a
- * thread are kept with the turns they were made of, and a run whose turns are those shifted by the
- * turns since takes them over, matched by identity alone (the turns themselves are not read again).
+ * runs). The messages last made for a thread are kept with the turns they were made of, and a run
+ * whose turns are those shifted by the turns since takes them over, matched by identity alone (the
+ * turns themselves are not read again); they are journaled together, their text made from the last
+ * run's (lib/journal/payload.ts), so the history's older messages are not read again either.
  */
 function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): readonly Message[] {
   const last = lastMessages.get(threadId);
   const messages: Message[] = [];
-  let k = last && turns.length ? last.turns.indexOf(turns[0]!) : -1;
+  const first = last && turns.length ? last.turns.indexOf(turns[0]!) : -1;
+  let k = first;
   for (const turn of turns) {
     if (k >= 0 && last!.turns[k] === turn) {
       messages.push(last!.messages[2 * k]!, last!.messages[2 * k + 1]!);
@@ -272,10 +275,15 @@ function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): read
     }
     k = -1;
     messages.push(
-      Object.freeze({ role: "user", content: turn.input }),
-      Object.freeze({ role: "assistant", content: turn.output }),
+      freezeForJournal({ role: "user", content: turn.input }),
+      freezeForJournal({ role: "assistant", content: turn.output }),
     );
   }
+  // Journaled together (the run's first model call), their text made from the last run's.
+  journalTogether(
+    messages,
+    last && first >= 0 ? { items: last.messages, dropped: 2 * first } : undefined,
+  );
   keepRecent(lastMessages, threadId, { turns: [...turns], messages }, MAX_THREAD_MESSAGES);
   return messages;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import canonicalize from "canonicalize";
-import { journalPayload } from "../../lib/journal/payload.ts";
+import { freezeForJournal, journalPayload, journalTogether } from "../../lib/journal/payload.ts";
 import { compileRedaction, makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
 
 /** The definition, written the long way: plain JSON, then repaired strings and keys, then redacted. */
@@ -164,4 +164,79 @@ Deno.test("journalPayload: a frozen object of plain values is walked once per re
   assert.equal(journalPayload({ h: holder }, undefined).json, '{"h":{"inner":{"n":1}}}');
   inner.n = 2;
   assert.equal(journalPayload({ h: holder }, undefined).json, '{"h":{"inner":{"n":2}}}');
+});
+
+Deno.test("journalPayload: items journaled together take their text from the list they follow, and journal as the definition", () => {
+  const turn = (q: string, a: string) => [
+    freezeForJournal({ role: "user", content: q }),
+    freezeForJournal({ role: "assistant", content: a }),
+  ];
+  const check = (value: unknown, r?: { patterns: string[] }) => {
+    const got = journalPayload(value, r && compileRedaction(r));
+    const want = reference(value, r);
+    assert.equal(got.json, want.json);
+    assert.deepEqual(got.payload, want.payload);
+    return got;
+  };
+  // A thread's history as its runs are given it: a window of the newest turns, moved on by one turn
+  // each run (two messages dropped, two added), the run's own message after it.
+  let history = [...turn("q1", "a1"), ...turn("q2", 'a2 "quoted"\n')];
+  journalTogether(history);
+  check({ turn: 1, append: [...history, { role: "user", content: "q3" }] });
+  for (let i = 3; i < 8; i++) {
+    const next = [...history.slice(2), ...turn(`q${i}`, `a${i}`)];
+    journalTogether(next, { items: history, dropped: 2 });
+    history = next;
+    const got = check({ turn: 1, append: [...history, { role: "user", content: `q${i + 1}` }] });
+    // The journaled value holds the items themselves, frozen: no reader can change them.
+    const items = got.payload.append as Record<string, unknown>[];
+    assert.equal(items[0], history[0]);
+    assert.ok(Object.isFrozen(items[0]));
+    assert.throws(() => (items[0]!.content = "changed"), TypeError);
+    // The run's own message after them is a copy of its own.
+    assert.ok(!Object.isFrozen(items.at(-1)));
+  }
+  // Under a redaction that changes an item, and for an array that starts with other items (or the
+  // list in another order), the items are walked one by one: the same text as the definition.
+  const secret = [...turn("my key is sk-abc1", "ok"), ...turn("q", "a")];
+  journalTogether(secret);
+  check({ append: [...secret] }, { patterns: ["sk-[a-z0-9]+"] });
+  check({ append: [...secret] });
+  check({ append: [secret[1], secret[0], secret[2], secret[3]] });
+  check({ append: [{ role: "system", content: "x" }, ...secret] });
+  check({ append: secret.slice(0, 3) });
+  // A list said to follow items it does not start with is made item by item.
+  const wrong = [...turn("other", "items"), ...turn("q9", "a9")];
+  journalTogether(wrong, { items: history, dropped: 2 });
+  check({ append: [...wrong] });
+});
+
+Deno.test("journalPayload: a list made from the list it follows does not walk the items it kept", () => {
+  // Items whose walks are seen: the journal's walk reads each object's hidden slot (a symbol key),
+  // which neither the identity check of a list nor a spread copy does.
+  let walks = 0;
+  const seen = (value: Record<string, unknown>) =>
+    new Proxy(value, {
+      get(target, key, receiver) {
+        if (typeof key === "symbol") walks += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  const turn = (q: string, a: string) => [
+    freezeForJournal(seen({ role: "user", content: q })),
+    freezeForJournal(seen({ role: "assistant", content: a })),
+  ];
+  let history = [...turn("q1", "a1"), ...turn("q2", "a2"), ...turn("q3", "a3")];
+  journalTogether(history);
+  journalPayload({ append: [...history] }, undefined);
+  for (let i = 4; i < 7; i++) {
+    const next = [...history.slice(2), ...turn(`q${i}`, `a${i}`)];
+    journalTogether(next, { items: history, dropped: 2 });
+    history = next;
+    walks = 0;
+    const { json } = journalPayload({ append: [...history] }, undefined);
+    // The first item's slot (where the list is found) and the two new items' walks, no more.
+    assert.ok(walks <= 4, `${walks} reads of hidden slots`);
+    assert.equal(json, canonicalize({ append: history.map((m) => ({ ...m })) }));
+  }
 });
