@@ -175,7 +175,7 @@ function plainText(
   let frozen = Object.isFrozen(v);
   let slot: Slot | undefined;
   if (frozen) {
-    slot = (v as { [TEXT_SLOT]?: Slot })[TEXT_SLOT];
+    slot = slotOf(v);
     const known = slot ? slot.memo : frozenTexts.get(v);
     if (known && known.redaction === redaction) {
       made = { ...known.copy };
