@@ -6,6 +6,8 @@
  * @module
  */
 
+import { keepRecent } from "../recent.ts";
+
 /** A value bound to a `?` parameter. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 
@@ -65,12 +67,9 @@ export function statement(db: SqlConnection, sql: string): SqlStatement {
   }
   const cached = cache.get(sql);
   if (cached) return cached;
-  if (cache.size >= MAX_STATEMENTS) {
-    // Forget the oldest text; its statement is finalized when the connection closes.
-    const oldest = cache.keys().next().value as string;
-    cache.delete(oldest);
-  }
   const made = db.prepare(sql);
-  cache.set(sql, made);
+  // Beyond the bound the oldest text is forgotten; its statement is finalized when the connection
+  // closes.
+  keepRecent(cache, sql, made, MAX_STATEMENTS);
   return made;
 }
