@@ -513,4 +513,16 @@ export const MIGRATIONS: readonly string[] = [
     WHERE thread_id = NEW.thread_id;
   END;
   `,
+  // 19: a turn that starts without reading its thread first (lib/hive/runs.ts) is one plain INSERT
+  // whose turn number is read from the thread as this process knew it; a thread that changed has no
+  // number to give, and a thread's run without a number is refused (\`thread_moved\`) before it is
+  // recorded. An \`INSERT … SELECT\` did the same, but SQLite runs a SELECT into a table with
+  // triggers through a temporary table of its own, a quarter of the statement's time
+  // (docs/performance.md, Threads). PostgreSQL keeps the \`INSERT … SELECT\`, which locks the row.
+  `
+  CREATE TRIGGER runs_thread_seq BEFORE INSERT ON runs
+  WHEN NEW.thread_id IS NOT NULL AND NEW.thread_seq IS NULL BEGIN
+    SELECT RAISE(ABORT, 'thread_moved');
+  END;
+  `,
 ];

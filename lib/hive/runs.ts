@@ -11,7 +11,7 @@ import { badInput } from "../errors.ts";
 import { isRunStatus, RUN_STATUSES, type RunResult, type RunStatus } from "../run_types.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import { type Hive, isPgHive } from "./open.ts";
-import { statement } from "../sqlite/statements.ts";
+import { type SqlValue, statement } from "../sqlite/statements.ts";
 import { turnStarted } from "./thread_history.ts";
 
 /** One row of the `runs` table. */
@@ -125,38 +125,33 @@ export function insertRun(
     return;
   }
   const cond = r.thread_if;
-  const row = cond
+  const row = !cond
     ? statement(
-      db,
-      // One statement: the thread read and the run recorded with nothing between (SQLite: one write
-      // lock; PostgreSQL: the thread's row locked, as the start transaction locks it).
-      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
-       SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, t.turns + 1,
-         ?15
-       FROM threads t
-       WHERE t.thread_id = ?14 AND t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
-         AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
-         AND (t.live_run_id IS NULL
-           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))${
-        // PostgreSQL: waits for a transaction that holds the thread, then checks its row as left.
-        isPgHive(db) ? " FOR UPDATE OF t" : ""}
-       RETURNING thread_seq`,
-    ).get(
-      ...args,
-      r.thread_id,
-      r.input,
-      cond.harness.id,
-      cond.harness.dir,
-      cond.turns,
-      cond.viewer,
-    )
-    : statement(
       db,
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
        VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
          (SELECT turns + 1 FROM threads WHERE thread_id = ?14), ?15)
        RETURNING thread_seq`,
-    ).get(...args, r.thread_id, r.input);
+    ).get(...args, r.thread_id, r.input)
+    : isPgHive(db)
+    ? statement(
+      db,
+      // One statement: the thread's row locked and read, and the run recorded with nothing between
+      // (it waits for a transaction that holds the thread, then checks the row as left).
+      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+       SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, t.turns + 1,
+         ?15
+       FROM threads t
+       WHERE t.thread_id = ?14 AND ${TURN_CONDITION}
+       FOR UPDATE OF t
+       RETURNING thread_seq`,
+    ).get(...args, r.thread_id, r.input, ...turnCondition(cond))
+    : conditionalTurn(
+      db,
+      columns,
+      [...args, r.thread_id, r.input, ...turnCondition(cond)],
+      cond.turns,
+    );
   if (!row) throw new ThreadMoved(r.thread_id);
   turnStarted(r.run_id, r.thread_id, Number((row as { thread_seq: number }).thread_seq), r.input);
 }
@@ -172,6 +167,44 @@ export interface TurnCondition {
   turns: number;
   /** Who asks: its owner, or null for anyone. */
   viewer: string | null;
+}
+
+/** What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19. */
+const TURN_CONDITION = `t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
+         AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
+         AND (t.live_run_id IS NULL
+           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))`;
+
+/** The values of a condition, in the order {@link TURN_CONDITION} binds them. */
+function turnCondition(cond: TurnCondition): SqlValue[] {
+  return [cond.harness.id, cond.harness.dir, cond.turns, cond.viewer];
+}
+
+/**
+ * A turn recorded on SQLite on the condition that its thread is as known: one plain INSERT whose turn
+ * number is read from the thread only if it still is (else none, and the hive refuses a thread's run
+ * without a number with `thread_moved`: nothing is recorded). Its number is then the known count's next, so it is
+ * not read back. SQLite runs an `INSERT … SELECT` into a table with triggers, and a `RETURNING`,
+ * through a temporary table of its own, a quarter of the statement's time (docs/performance.md).
+ */
+function conditionalTurn(
+  db: Hive,
+  columns: string,
+  values: SqlValue[],
+  turns: number,
+): { thread_seq: number } | undefined {
+  try {
+    statement(
+      db,
+      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+       VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+         (SELECT t.turns + 1 FROM threads t WHERE t.thread_id = ?14 AND ${TURN_CONDITION}), ?15)`,
+    ).run(...values);
+    return { thread_seq: turns + 1 };
+  } catch (err) {
+    if (err instanceof Error && err.message.includes("thread_moved")) return undefined;
+    throw err;
+  }
 }
 
 /** The turn's thread is not as this process knew it: nothing was recorded. */

@@ -231,3 +231,36 @@ for (const store of STORES) {
     });
   });
 }
+
+Deno.test("threads: a thread's run without a turn number is refused and nothing is recorded (SQLite's guard of a turn started without reading its thread)", async () => {
+  await using _home = await storeHome("sqlite");
+  const db = openHive();
+  const id = createThread(db, H, "k_alice", {}).thread_id;
+  const runId = newRunId();
+  assert.throws(
+    () =>
+      statement(
+        db,
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version,
+           trace_path, thread_id, thread_seq) VALUES (?, ?, ?, 'running', ?, 'v', 't', ?, NULL)`,
+      ).run(runId, H.id, H.dir, new Date().toISOString(), id),
+    /thread_moved/,
+  );
+  const count = statement(db, "SELECT count(*) AS n FROM runs WHERE run_id = ?").get(runId);
+  assert.equal((count as { n: number }).n, 0, "no row");
+  const thread = getThread(db, H, id, null);
+  assert.equal(thread.turns, 0, "the thread counts no turn");
+  assert.equal(thread.live_run_id, null, "nor is it held");
+  // A turn whose number is given goes in.
+  insertRun(db, {
+    run_id: newRunId(),
+    harness_id: H.id,
+    harness_dir: H.dir,
+    input: "hi",
+    started_at: new Date().toISOString(),
+    spec_version: "v",
+    trace_path: "t",
+    thread_id: id,
+  });
+  assert.equal(getThread(db, H, id, null).turns, 1);
+});
