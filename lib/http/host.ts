@@ -13,6 +13,9 @@ import { errorResponse } from "./response.ts";
 /** `host[:port]`: a bracketed IPv6 address, or a name or IPv4 address of unreserved characters. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::(\d{1,5}))?$/;
 
+/** The last `Host` found well formed, and the start of its request's URL up to the path's slash. */
+let wellFormed = { host: "", start: "\0" };
+
 /**
  * What is wrong with a request's `Host` header, or undefined when it is well formed. A missing header
  * is accepted (HTTP/1.0 clients); an empty or malformed one is not.
@@ -27,17 +30,25 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::(\d{1,5}))?$/;
 export function hostProblem(request: Request): FrameworkError | undefined {
   const host = request.headers.get("host");
   if (host === null) return undefined;
+  const url = request.url;
+  // A client sends the same Host on every request: once its URL parsed, a URL with the same start
+  // (scheme and authority, then the path, which cannot fail to parse) is not parsed again.
+  if (host === wellFormed.host && url.startsWith(wellFormed.start)) return undefined;
   const m = HOST.exec(host);
   const port = m?.[1] === undefined ? 0 : Number(m[1]);
   let parsed = false;
   if (m && port <= 65535) {
     try {
-      parsed = new URL(request.url).host !== "";
+      parsed = new URL(url).host !== "";
     } catch {
       parsed = false;
     }
   }
-  if (parsed) return undefined;
+  if (parsed) {
+    const path = url.indexOf("/", url.indexOf("://") + 3);
+    if (path > 0) wellFormed = { host, start: url.slice(0, path + 1) };
+    return undefined;
+  }
   return badInput(
     "Malformed Host header: send the server's host name or address, with an optional port (e.g. 127.0.0.1:8420)",
   );
