@@ -25,9 +25,13 @@ const gc = (globalThis as { gc?: () => void }).gc;
 Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
   (request) => {
-    if (new URL(request.url).pathname === "/__bench/flushes") return Response.json(flushCounts());
-    if (new URL(request.url).pathname === "/__bench/pg") return Response.json(bridgeCounts());
-    if (gc && new URL(request.url).pathname === "/__bench/memory") {
+    // Every other request goes to the plane as `framework control-plane` serves it, with nothing
+    // added: the benchmark's own paths are looked for only in URLs that name them.
+    if (!request.url.includes("/__bench/")) return plane.fetch(request);
+    const path = new URL(request.url).pathname;
+    if (path === "/__bench/flushes") return Response.json(flushCounts());
+    if (path === "/__bench/pg") return Response.json(bridgeCounts());
+    if (gc && path === "/__bench/memory") {
       gc();
       return Response.json(Deno.memoryUsage());
     }
