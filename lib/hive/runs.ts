@@ -183,8 +183,8 @@ function turnCondition(cond: TurnCondition): SqlValue[] {
 /**
  * A turn recorded on SQLite on the condition that its thread is as known: one plain INSERT whose turn
  * number is read from the thread only if it still is (else none, and the hive refuses a thread's run
- * without a number with `thread_moved`: nothing is recorded). Its number is then the known count's next, so it is
- * not read back. SQLite runs an `INSERT … SELECT` into a table with triggers, and a `RETURNING`,
+ * without a number with `thread_moved`: nothing is recorded). Its number is then the known count's
+ * next, so it is not read back. SQLite runs an `INSERT … SELECT` into a table with triggers, and a `RETURNING`,
  * through a temporary table of its own, a quarter of the statement's time (docs/performance.md).
  */
 function conditionalTurn(

@@ -8,6 +8,7 @@
  */
 
 import { badInput, type FrameworkError } from "../errors.ts";
+import { pathStart } from "./request_log.ts";
 import { errorResponse } from "./response.ts";
 
 /** `host[:port]`: a bracketed IPv6 address, or a name or IPv4 address of unreserved characters. */
@@ -45,7 +46,7 @@ export function hostProblem(request: Request): FrameworkError | undefined {
     }
   }
   if (parsed) {
-    const path = url.indexOf("/", url.indexOf("://") + 3);
+    const path = pathStart(url);
     if (path > 0) wellFormed = { host, start: url.slice(0, path + 1) };
     return undefined;
   }

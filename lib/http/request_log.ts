@@ -126,6 +126,21 @@ function isoNow(): string {
 }
 
 /**
+ * Where the path begins in an absolute URL: the first `/` after the scheme's `://` (-1 when there is
+ * none).
+ *
+ * @example
+ * ```ts
+ * pathStart("http://127.0.0.1:8420/health"); // 21
+ * ```
+ * @param url The URL, as `Request.url` gives it.
+ * @returns The index of the path's slash, or -1.
+ */
+export function pathStart(url: string): number {
+  return url.indexOf("/", url.indexOf("://") + 3);
+}
+
+/**
  * The path of a request without its query, as the request log shows it (and the control plane looks
  * its hottest routes up by).
  *
@@ -138,7 +153,7 @@ function isoNow(): string {
  */
 export function pathOf(request: Request): string {
   const url = request.url;
-  const start = url.indexOf("/", url.indexOf("://") + 3);
+  const start = pathStart(url);
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
