@@ -15,6 +15,7 @@ import {
   readSpecText,
   resolveHarnessDir,
 } from "./load.ts";
+import { specVersion } from "./version.ts";
 
 const cache = new Map<string, { key: string; loaded: LoadedSpec }>();
 
@@ -54,6 +55,32 @@ export async function checkHarnessCached(
   const parsed = parseSpecText(await readSpecText(real));
   if (key) checked.set(real, { key, parsed });
   return { dir: real, parsed };
+}
+
+const versions = new WeakMap<ParsedSpecText, string | null>();
+
+/**
+ * The version of a snapshot that {@link checkHarnessCached} returned, hashed once per snapshot: a
+ * large spec's canonical JSON and hash cost milliseconds, and a page asks for it on every request.
+ *
+ * @example
+ * ```ts
+ * const dir = await Deno.makeTempDir();
+ * const yaml = "id: hi\nmodel: { provider: scripted, replies: [{ text: hi }] }\n";
+ * await Deno.writeTextFile(`${dir}/harness.yaml`, yaml);
+ * const { parsed } = await checkHarnessCached(dir);
+ * cachedSpecVersion(parsed)?.length; // 64
+ * ```
+ * @param parsed A snapshot from {@link checkHarnessCached} (read-only, so its version holds).
+ * @returns The spec's version, or null when it does not parse as a spec.
+ */
+export function cachedSpecVersion(parsed: ParsedSpecText): string | null {
+  let version = versions.get(parsed);
+  if (version === undefined) {
+    version = parsed.spec ? specVersion(parsed.spec) : null;
+    versions.set(parsed, version);
+  }
+  return version;
 }
 
 /** The file's identity, by a synchronous stat (microseconds; no thread-pool round trip per run). */

@@ -21,8 +21,7 @@ import {
 } from "../hive/harnesses.ts";
 import type { Hive } from "../hive/open.ts";
 import { parseSpecText, specIsValid } from "../harness_spec/load.ts";
-import { checkHarnessCached } from "../harness_spec/cache.ts";
-import { specVersion } from "../harness_spec/version.ts";
+import { cachedSpecVersion, checkHarnessCached } from "../harness_spec/cache.ts";
 import { evolvedCount } from "../hive/proposals.ts";
 import { type HarnessStats, harnessStats } from "../hive/stats.ts";
 import { trustedEntryFor } from "../trust/store.ts";
@@ -343,7 +342,7 @@ export interface HarnessDetail {
 export async function harnessDetail(db: Hive, id: string): Promise<HarnessDetail> {
   const ref = harnessRefOf(db, id);
   const { parsed } = await checkHarnessCached(ref.dir);
-  const version = parsed.spec ? specVersion(parsed.spec) : null;
+  const version = cachedSpecVersion(parsed);
   return {
     id,
     dir: ref.dir,
