@@ -5,6 +5,7 @@
  */
 
 import { CLI_PATH } from "./cli.ts";
+import { readSse } from "../../ui/api.ts";
 
 /** A running workbench process. */
 export interface RunningWorkbenchProcess extends AsyncDisposable {
@@ -138,4 +139,36 @@ export async function workbenchCall(
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/**
+ * Starts a run through a workbench with its event stream, as the Run button does, and reads the
+ * stream to its end in the background.
+ *
+ * @param wb The workbench.
+ * @param harness The harness id.
+ * @param input The run's input.
+ * @returns The run's id (from `run_accepted`), and the names of every frame once the stream ends.
+ */
+export async function startStreamedRun(
+  wb: { url: string },
+  harness: string,
+  input: string,
+): Promise<{ runId: string; frames: Promise<string[]> }> {
+  const res = await fetch(`${wb.url}/api/harnesses/${harness}/runs?stream=true`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input }),
+  });
+  const stream = readSse(res);
+  const first = await stream.next();
+  if (first.value?.event !== "run_accepted") {
+    throw new Error(`expected run_accepted first, got ${JSON.stringify(first.value)}`);
+  }
+  const frames = (async () => {
+    const names = [first.value!.event];
+    for await (const f of stream) names.push(f.event);
+    return names;
+  })();
+  return { runId: (first.value.data as { run_id: string }).run_id, frames };
 }

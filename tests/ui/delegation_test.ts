@@ -14,7 +14,7 @@ import { trustFolder } from "../../lib/trust/store.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { writeHarness } from "../helpers/harness.ts";
 import { tempDir, tempHome } from "../helpers/temp.ts";
-import { startWorkbenchProcess } from "../helpers/workbench.ts";
+import { startStreamedRun, startWorkbenchProcess } from "../helpers/workbench.ts";
 
 const PRICE = { input_per_mtok: 1, output_per_mtok: 1 };
 const USAGE = { input_tokens: 500, output_tokens: 500 };
@@ -45,7 +45,20 @@ Deno.test("delegation in the workbench: hand-off, referral, cost share, filter, 
     ]),
     delegation: { peers: [{ name: "b", harness: "../b" }, { name: "c", harness: "../c" }] },
   });
-  for (const d of [a, b, c]) await trustFolder(d);
+  // D hands its task to B after a second and a half, so its trace can be opened while it runs.
+  const d = await writeHarness(root, "d", {
+    name: "Dee",
+    model: model([
+      {
+        tool_calls: [{ name: "delegate", arguments: { task: "count" } }],
+        usage: USAGE,
+        delay_ms: 1500,
+      },
+      { text: "B counted 12", usage: USAGE },
+    ]),
+    delegation: { peers: [{ name: "b", harness: "../b" }] },
+  });
+  for (const dir of [a, b, c, d]) await trustFolder(dir);
   for (let i = 0; i < 2; i++) {
     await (await startRun(b, { input: "x" })).result;
     await (await startRun(c, { input: "x" })).result;
@@ -57,6 +70,12 @@ Deno.test("delegation in the workbench: hand-off, referral, cost share, filter, 
   await using wb = await startWorkbenchProcess({ home: home.path, cwd: cwd.path });
   await using tb = await launchBrowser();
   const { page } = tb;
+
+  // Every request for a run's lineage the page makes.
+  const lineageReads: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().endsWith("/lineage")) lineageReads.push(new URL(r.url()).pathname);
+  });
 
   await t.step("the parent's trace: hand-off line, referral, cost footer, lineage", async () => {
     await openPage(page, `${wb.url}/h/a/trace?run=${run.run_id}`);
@@ -81,6 +100,8 @@ Deno.test("delegation in the workbench: hand-off, referral, cost share, filter, 
       `delegated 1 · $${result.delegated_cost_usd}`,
     );
     assert.equal(result.delegated_cost_usd, 0.001);
+    // A finished run's lineage is read once.
+    assert.deepEqual(lineageReads, [`/api/runs/${run.run_id}/lineage`]);
     await tb.screenshot("delegation", "parent-1280");
   });
 
@@ -114,6 +135,22 @@ Deno.test("delegation in the workbench: hand-off, referral, cost share, filter, 
     await page.setViewportSize({ width: 1000, height: 800 });
     await tb.screenshot("delegation", "overview-1000");
   });
+
+  await t.step(
+    "a run's lineage is read again when it ends: a hand-off made while it ran",
+    async () => {
+      const { runId: live, frames } = await startStreamedRun(wb, "d", "How many?");
+      lineageReads.length = 0;
+      await openPage(page, `${wb.url}/h/d/trace?run=${live}`);
+      await page.locator('[data-integrity="live"]').waitFor();
+      // Read while it runs (nothing yet), and again once it ended, with the child it made meanwhile.
+      const lineage = page.getByTestId("lineage");
+      await lineage.waitFor({ timeout: 30_000 });
+      assert.match(await lineage.innerText(), /delegated · success\s+b/);
+      await frames;
+      assert.deepEqual(lineageReads, [`/api/runs/${live}/lineage`, `/api/runs/${live}/lineage`]);
+    },
+  );
 
   await t.step("nothing failed in the page and nothing left 127.0.0.1", () => {
     assert.deepEqual(tb.errors, []);

@@ -7,11 +7,10 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { readSse } from "../../ui/api.ts";
 import { launchBrowser, openPage } from "../helpers/browser.ts";
 import { scripted, writeHarness } from "../helpers/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { startWorkbenchProcess } from "../helpers/workbench.ts";
+import { startStreamedRun, startWorkbenchProcess } from "../helpers/workbench.ts";
 
 Deno.test("trace of a live run: events arrive as written and Stop now ends it", async () => {
   await using home = await tempDir("fw-ui-live-home-");
@@ -31,21 +30,8 @@ Deno.test("trace of a live run: events arrive as written and Stop now ends it", 
   await using tb = await launchBrowser();
   const { page } = tb;
 
-  const res = await fetch(`${wb.url}/api/harnesses/slow/runs?stream=true`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ input: "go" }),
-  });
-  const frames = readSse(res);
-  const first = await frames.next();
-  assert.equal(first.value?.event, "run_accepted");
-  const runId = (first.value!.data as { run_id: string }).run_id;
   // The rest of the stream is read to its end in the background.
-  const drained = (async () => {
-    const events: string[] = [];
-    for await (const f of frames) events.push(f.event);
-    return events;
-  })();
+  const { runId, frames: drained } = await startStreamedRun(wb, "slow", "go");
 
   await openPage(page, `${wb.url}/h/slow/trace?run=${runId}`);
   await page.locator('.trace-run [data-status="running"]').waitFor();

@@ -8,7 +8,7 @@
  */
 
 import { ErrorLine } from "./empty.tsx";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, callApi, jsonBody } from "../api.ts";
 import { startAndFollow } from "../follow_run.ts";
 import { paths } from "../paths.ts";
@@ -309,9 +309,12 @@ export function LineagePanel(props: { runId: string; live: boolean }) {
   const store = useStore();
   const path = paths.lineage(props.runId);
   const lineage = useApi<LineageView>(path);
+  // A run that ends may have had children added while it ran: read them again then (not on the
+  // first render, whose read is the one above).
+  const wasLive = useRef(props.live);
   useEffect(() => {
-    if (props.live) return;
-    void store.cache.load(path, true);
+    if (wasLive.current && !props.live) void store.cache.load(path, true);
+    wasLive.current = props.live;
   }, [props.live]);
   const data = lineage.data;
   if (!data || (!data.parent && !data.children.length)) return null;
