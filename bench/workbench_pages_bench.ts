@@ -116,12 +116,38 @@ async function syntheticRun(dir: string, events: number): Promise<string> {
 }
 
 /**
+ * Installed in every document the benchmark's page loads: on each animation frame until it holds,
+ * checks whether the Trace tab shows its first page (hydrated, rows on screen, the whole journal's
+ * integrity verdict), and records when, on the document's own clock (milliseconds from the start of
+ * its navigation), with the figures line's text then (which must give the whole journal's count).
+ */
+function recordTraceShown(): void {
+  const check = () => {
+    const shown = document.documentElement.dataset.hydrated === "true" &&
+      !!document.querySelector(".event-row") && !!document.querySelector("[data-integrity]");
+    if (!shown) return void requestAnimationFrame(check);
+    (globalThis as { __traceShown?: unknown }).__traceShown = {
+      at: performance.now(),
+      stats: document.querySelector(".trace-stats")?.textContent ?? "",
+    };
+  };
+  requestAnimationFrame(check);
+}
+
+/**
  * The Trace tab of a long run in Chromium, 6 loads (the first one not counted): when the first page
  * is shown (rows on screen, the whole journal's integrity verdict and its event count), when every
  * event is loaded, and the scroll to the last event.
+ *
+ * "Shown" is read from the page's own clock: from the start of the navigation to the first frame
+ * that shows it, as a person at the browser sees it. Beside it, the time until the test driver,
+ * polling the page over the DevTools protocol, had seen the same: that adds the driver's own round
+ * trips, which wait while the page's main thread is busy (the tab reading the rest of the journal
+ * right after the first paint), and is not what the page shows.
  */
 async function measureTrace(page: Page, url: string, events: number): Promise<void> {
   const shown: number[] = [];
+  const seen: number[] = [];
   const loaded: number[] = [];
   const scrolled: number[] = [];
   let rows = 0;
@@ -138,6 +164,12 @@ async function measureTrace(page: Page, url: string, events: number): Promise<vo
       { timeout: 120_000 },
     );
     const t1 = performance.now();
+    const inPage = await page.evaluate(() =>
+      (globalThis as { __traceShown?: { at: number; stats: string } }).__traceShown
+    );
+    if (!inPage?.stats.includes(`events ${events}`)) {
+      throw new Error(`the first frame showing the trace did not give its count: ${inPage?.stats}`);
+    }
     await page.waitForSelector('[data-testid="trace"][data-complete="true"]', {
       timeout: 120_000,
     });
@@ -150,7 +182,8 @@ async function measureTrace(page: Page, url: string, events: number): Promise<vo
     const t3 = performance.now();
     rows = await page.locator(".event-row").count();
     if (i > 0) {
-      shown.push(t1 - t0);
+      shown.push(inPage.at);
+      seen.push(t1 - t0);
       loaded.push(t2 - t0);
       scrolled.push(t3 - t2);
     }
@@ -158,6 +191,7 @@ async function measureTrace(page: Page, url: string, events: number): Promise<vo
   report(`Trace tab, ${events.toLocaleString()}-event run, in Chromium`, {
     "shown p50": fmt(summarize(shown).p50_ms, " ms"),
     max: fmt(Math.max(...shown), " ms"),
+    "seen by the driver p50": fmt(summarize(seen).p50_ms, " ms"),
     "all loaded p50": fmt(summarize(loaded).p50_ms, " ms"),
     "scroll to end p50": fmt(summarize(scrolled).p50_ms, " ms"),
     "rows in DOM": String(rows),
@@ -253,6 +287,7 @@ export async function run(): Promise<void> {
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.addInitScript(recordTraceShown);
       for (const [runId, n] of [[longRun.run_id, longEvents], [bigRun, BIG_EVENTS]] as const) {
         await measureTrace(page, `${wb.url}/h/long/trace?run=${runId}`, n);
       }
