@@ -154,21 +154,16 @@ async function measureTrace(page: Page, url: string, events: number): Promise<vo
   for (let i = 0; i < 6; i++) {
     const t0 = performance.now();
     await page.goto(url);
-    await page.waitForFunction(
-      (n) =>
-        document.documentElement.dataset.hydrated === "true" &&
-        !!document.querySelector(".event-row") &&
-        !!document.querySelector("[data-integrity]") &&
-        (document.querySelector(".trace-stats")?.textContent ?? "").includes(`events ${n}`),
-      events,
+    // The driver waits for the page's own record of the frame that showed the trace.
+    const record = await page.waitForFunction(
+      () => (globalThis as { __traceShown?: { at: number; stats: string } }).__traceShown,
+      undefined,
       { timeout: 120_000 },
     );
     const t1 = performance.now();
-    const inPage = await page.evaluate(() =>
-      (globalThis as { __traceShown?: { at: number; stats: string } }).__traceShown
-    );
-    if (!inPage?.stats.includes(`events ${events}`)) {
-      throw new Error(`the first frame showing the trace did not give its count: ${inPage?.stats}`);
+    const inPage = (await record.jsonValue())!; // it resolves only once the record is there
+    if (!inPage.stats.includes(`events ${events}`)) {
+      throw new Error(`the first frame showing the trace did not give its count: ${inPage.stats}`);
     }
     await page.waitForSelector('[data-testid="trace"][data-complete="true"]', {
       timeout: 120_000,
