@@ -308,6 +308,30 @@ export function journalTogether(
   slot.list.after = { list: previous, dropped: after.dropped };
 }
 
+/**
+ * Makes the text of items marked by {@link journalTogether} now, under a redaction, so that the
+ * payload that journals them next (as a field of it: a model call's `append`) finds it made: the
+ * runs of a thread make the next turn's history text while the disk writes the turn that just ended
+ * (lib/runs/threads.ts), not when that turn has started. Items not marked together are left alone.
+ *
+ * @example
+ * ```ts
+ * const history = [freezeForJournal({ role: "user", content: "Hi" })];
+ * journalTogether(history);
+ * prepareJournalList(history, undefined);
+ * journalPayload({ append: [...history] }, undefined).json; // the text made above, not walked again
+ * ```
+ * @param items The items, as {@link journalTogether} was given them.
+ * @param redaction The redaction of the journal that will hold them.
+ */
+export function prepareJournalList(
+  items: readonly object[],
+  redaction: Redaction | undefined,
+): void {
+  // As deep as a payload's field: where a model call's messages are journaled.
+  listAt(items, redaction, 1);
+}
+
 function slotOf(item: unknown): Slot | undefined {
   return item !== null && typeof item === "object"
     ? (item as { [TEXT_SLOT]?: Slot })[TEXT_SLOT]

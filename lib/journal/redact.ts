@@ -24,16 +24,32 @@ export interface Redaction {
 }
 
 /**
- * Compiles `logging.redact`.
+ * Compiles `logging.redact`. The same settings object (a spec snapshot's, shared by every run of it)
+ * gives the same compiled redaction while its patterns and fields are unchanged: what the journal
+ * keeps of a text made under a redaction (a thread's history, given to each of its runs:
+ * lib/journal/payload.ts) is found again only under the same one.
  *
  * @param config The redaction settings.
  * @returns The compiled redaction, or undefined when it redacts nothing.
  */
 export function compileRedaction(config: RedactConfig | undefined): Redaction | undefined {
-  const patterns = (config?.patterns ?? []).map((p) => new RegExp(p, "g"));
-  const fields = new Set((config?.fields ?? []).map((f) => f.toLowerCase()));
-  return patterns.length || fields.size ? { patterns, fields } : undefined;
+  if (config === undefined) return undefined;
+  const key = JSON.stringify([config.patterns ?? [], config.fields ?? []]);
+  const known = compiled.get(config);
+  if (known?.key === key) return known.redaction;
+  const patterns = (config.patterns ?? []).map((p) => new RegExp(p, "g"));
+  const fields = new Set((config.fields ?? []).map((f) => f.toLowerCase()));
+  const redaction = patterns.length || fields.size ? { patterns, fields } : undefined;
+  compiled.set(config, { key, redaction });
+  return redaction;
 }
+
+/**
+ * The redaction compiled for each settings object, with the settings it was compiled from (a
+ * settings object changed since is compiled again). Patterns are only ever used by `replace`, which
+ * starts every global match from the beginning, so one compiled pattern serves every journal.
+ */
+const compiled = new WeakMap<RedactConfig, { key: string; redaction: Redaction | undefined }>();
 
 /**
  * A string with every match of the patterns replaced. A pattern may match half of a surrogate pair

@@ -25,6 +25,7 @@ import { lookupCredential } from "../fs/dotenv.ts";
 import type { ModelSpec } from "../harness_spec/schema.ts";
 import { modelEndpoint } from "./endpoint.ts";
 import {
+  estimateRequestTokens,
   estimateTokens,
   type Message,
   type ModelProvider,
@@ -294,7 +295,7 @@ export function createAiSdkProvider(model: ModelSpec, harnessDir: string): Model
           usage: reported
             ? { input_tokens: usage.inputTokens!, output_tokens: usage.outputTokens! }
             : {
-              input_tokens: estimateTokens(request.system + JSON.stringify(request.messages)),
+              input_tokens: estimateRequestTokens(request.system, request.messages),
               output_tokens: estimateTokens(text + JSON.stringify(tool_calls)),
             },
           usage_reported: reported,

@@ -8,6 +8,7 @@
 
 import type { ModelSpec, ScriptedReply } from "../harness_spec/schema.ts";
 import {
+  estimateRequestTokens,
   estimateTokens,
   type ModelProvider,
   type ModelRequest,
@@ -88,7 +89,7 @@ export function createScriptedModel(model: ModelSpec, input = "", callsMade = 0)
         arguments: c.arguments ?? {},
       }));
       const usage = reply.usage ?? {
-        input_tokens: estimateTokens(request.system + JSON.stringify(request.messages)),
+        input_tokens: estimateRequestTokens(request.system, request.messages),
         output_tokens: estimateTokens(text + JSON.stringify(tool_calls)),
       };
       return {

@@ -102,3 +102,37 @@ export class ProviderError extends Error {
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
+
+/**
+ * Estimates the tokens of a request's system prompt and messages, as {@link estimateTokens} of the
+ * system text followed by the messages' JSON, without making that text: a frozen message of plain
+ * values (a thread's earlier turn, sent again with each of its turns) has its JSON length found once.
+ *
+ * @example
+ * ```ts
+ * const messages = [{ role: "user" as const, content: "Hi" }];
+ * estimateRequestTokens("Be brief.", messages) === estimateTokens("Be brief." + JSON.stringify(messages)); // true
+ * ```
+ * @param system The system prompt.
+ * @param messages The messages.
+ * @returns An estimate.
+ */
+export function estimateRequestTokens(system: string, messages: readonly Message[]): number {
+  // `[`, `]` and a comma between items, as `JSON.stringify` writes an array.
+  let length = system.length + 2 + Math.max(0, messages.length - 1);
+  for (const m of messages) length += jsonLength(m);
+  return Math.ceil(length / 4);
+}
+
+/** The JSON lengths of frozen messages whose values are all plain (nothing in them can change). */
+const frozenLengths = new WeakMap<object, number>();
+
+function jsonLength(m: Message): number {
+  const known = frozenLengths.get(m);
+  if (known !== undefined) return known;
+  const length = (JSON.stringify(m) ?? "null").length;
+  if (Object.isFrozen(m) && Object.values(m).every((v) => v === null || typeof v !== "object")) {
+    frozenLengths.set(m, length);
+  }
+  return length;
+}

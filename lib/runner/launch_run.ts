@@ -90,6 +90,7 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
       await end.written;
       // A thread's turn is known to this process once its end is recorded (its next turn's history).
       turnEnded(run_id, reported.output);
+      runAfterEnd(run_id, prepared.options.afterEnd);
       if (isPgHive(db) && journalCopyFailure(db, run_id)) copyLost = true;
     } catch (err) {
       turnAbandoned(run_id);
@@ -134,6 +135,15 @@ export function launchRun(prepared: PreparedRun, run_id: string): RunHandle {
   };
   registerActiveRun(handle);
   return handle;
+}
+
+/** Runs a run's `afterEnd` (lib/runner/prepare_run.ts): what it throws is logged, and the run goes on. */
+function runAfterEnd(run_id: string, afterEnd: (() => void) | undefined): void {
+  try {
+    afterEnd?.();
+  } catch (err) {
+    console.error(`warning: after the end of ${run_id}: ${(err as Error).message}`);
+  }
 }
 
 /**

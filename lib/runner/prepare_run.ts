@@ -88,6 +88,12 @@ export interface RunOptions {
    * lib/hive/threads.ts); else the launch throws and records nothing.
    */
   threadIf?: TurnCondition;
+  /**
+   * Called once the run's end is recorded in the hive, while its journal and the hive are flushed to
+   * disk (before the run is reported finished): work for what comes next, done while the disk
+   * writes (a thread's next history: lib/runs/threads.ts). What it throws is logged, never the run's.
+   */
+  afterEnd?: () => void;
 }
 
 /** A run that passed every check and is ready to start; nothing is recorded yet. */

@@ -11,7 +11,7 @@
 
 import { badInput, FrameworkError } from "../errors.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
-import type { AnsweredTurn } from "../hive/thread_history.ts";
+import { type AnsweredTurn, knownThread } from "../hive/thread_history.ts";
 import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
@@ -31,7 +31,8 @@ import {
   unlockThread,
 } from "../hive/threads.ts";
 import { newRunId } from "../ids.ts";
-import { freezeForJournal, journalTogether } from "../journal/payload.ts";
+import { freezeForJournal, journalTogether, prepareJournalList } from "../journal/payload.ts";
+import { compileRedaction } from "../journal/redact.ts";
 import type { Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
@@ -232,16 +233,38 @@ function turnLaunch(
   viewer: ThreadViewer,
   own: Message[] | undefined,
 ): NonNullable<SubmitOptions["aroundLaunch"]> {
-  return (launch, prepared) =>
-    startThreadTurn(
+  return (launch, prepared) => {
+    const turn = turnStart(harness, threadId, runId, viewer, prepared);
+    return startThreadTurn(
       db,
-      turnStart(harness, threadId, runId, viewer, prepared),
+      turn,
       (history, condition) =>
         launch({
           ...withHistory(threadId, history, own),
           ...(condition ? { threadIf: condition } : {}),
+          afterEnd: nextTurnAhead(threadId, turn.historyTurns, prepared),
         }),
     );
+  };
+}
+
+/**
+ * What a turn does once its end is recorded, while the disk writes it: the thread's next history is
+ * made from what this process now knows of it (its messages, and their text as the next run's
+ * journal will hold it), so the next turn finds both made. Nothing is made for a thread this process
+ * does not know; a next turn whose history turns out otherwise makes its own, as before.
+ */
+function nextTurnAhead(
+  threadId: string,
+  historyTurns: number,
+  prepared: PreparedRun,
+): () => void {
+  return () => {
+    const next = knownThread(threadId, historyTurns);
+    if (!next) return;
+    const redaction = compileRedaction(prepared.loaded.spec.logging?.redact);
+    prepareJournalList(historyMessages(threadId, next.history), redaction);
+  };
 }
 
 /** A thread run's history option: its thread's earlier turns, then the caller's own messages. */
@@ -264,6 +287,11 @@ function withHistory(
  */
 function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): readonly Message[] {
   const last = lastMessages.get(threadId);
+  // The same turns as last time (made ahead, when the turn before ended): the same messages.
+  if (last && sameTurns(last.turns, turns)) {
+    keepRecent(lastMessages, threadId, last, MAX_THREAD_MESSAGES);
+    return last.messages;
+  }
   const messages: Message[] = [];
   const first = last && turns.length ? last.turns.indexOf(turns[0]!) : -1;
   let k = first;
@@ -286,6 +314,13 @@ function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): read
   );
   keepRecent(lastMessages, threadId, { turns: [...turns], messages }, MAX_THREAD_MESSAGES);
   return messages;
+}
+
+/** Whether two lists hold the same turns (the same objects), in the same order. */
+function sameTurns(a: readonly AnsweredTurn[], b: readonly AnsweredTurn[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The messages last made of each thread's turns (the most recently used threads). */
@@ -401,10 +436,11 @@ export async function startThread(
     // Stored with the run's start when its slot is free at once (one commit).
     aroundLaunch: (launch, prepared) => {
       if (refused !== undefined) throw refused;
+      const turn = turnStart(harness, threadId, runId, null, prepared);
       return startThreadTurn(
         db,
-        { ...turnStart(harness, threadId, runId, null, prepared), made },
-        () => launch(),
+        { ...turn, made },
+        () => launch({ afterEnd: nextTurnAhead(threadId, turn.historyTurns, prepared) }),
       );
     },
   });

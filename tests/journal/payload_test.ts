@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import canonicalize from "canonicalize";
-import { freezeForJournal, journalPayload, journalTogether } from "../../lib/journal/payload.ts";
+import {
+  freezeForJournal,
+  journalPayload,
+  journalTogether,
+  prepareJournalList,
+} from "../../lib/journal/payload.ts";
 import { compileRedaction, makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
 
 /** The definition, written the long way: plain JSON, then repaired strings and keys, then redacted. */
@@ -239,4 +244,77 @@ Deno.test("journalPayload: a list made from the list it follows does not walk th
     assert.ok(walks <= 4, `${walks} reads of hidden slots`);
     assert.equal(json, canonicalize({ append: history.map((m) => ({ ...m })) }));
   }
+});
+
+Deno.test("prepareJournalList: a list made ahead is the text journaled, its items not walked again", () => {
+  let walks = 0;
+  const seen = (value: Record<string, unknown>) =>
+    new Proxy(value, {
+      get(target, key, receiver) {
+        if (typeof key === "symbol") walks += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  const turn = (q: string, a: string) => [
+    freezeForJournal(seen({ role: "user", content: q })),
+    freezeForJournal(seen({ role: "assistant", content: a })),
+  ];
+  // One settings object, as a spec snapshot gives every run: one compiled redaction.
+  const config = { patterns: ["sk-[a-z0-9]+"] };
+  assert.equal(compileRedaction(config), compileRedaction(config));
+  let history = [...turn("q1", "a1"), ...turn("q2", "a2")];
+  journalTogether(history);
+  journalPayload({ append: [...history] }, compileRedaction(config));
+  for (let i = 3; i < 6; i++) {
+    const next = [...history.slice(2), ...turn(`q${i}`, `a${i}`)];
+    journalTogether(next, { items: history, dropped: 2 });
+    history = next;
+    prepareJournalList(history, compileRedaction(config));
+    walks = 0;
+    const value = {
+      turn: 1,
+      append: [...history, { role: "user", content: `q${i + 1} sk-x${i}` }],
+    };
+    const got = journalPayload(value, compileRedaction(config));
+    // The first item's slot, where the list is found: nothing else of the list is read.
+    assert.ok(walks <= 1, `${walks} reads of hidden slots`);
+    assert.equal(got.json, reference(value, config).json);
+    assert.ok(!got.json.includes("sk-"));
+  }
+  // A history item the redaction changes: walked item by item, redacted as the definition says.
+  const secret = [...history.slice(2), ...turn("my sk-abc1", "a")];
+  journalTogether(secret, { items: history, dropped: 2 });
+  prepareJournalList(secret, compileRedaction(config));
+  const withSecret = { append: [...secret] };
+  assert.equal(
+    journalPayload(withSecret, compileRedaction(config)).json,
+    reference(withSecret, config).json,
+  );
+  // Made under another redaction, the list is made again under the journal's own.
+  const plain = [...history];
+  prepareJournalList(history, undefined);
+  assert.equal(
+    journalPayload({ append: plain }, compileRedaction(config)).json,
+    reference({ append: plain }, config).json,
+  );
+  // Items never marked together are left alone.
+  prepareJournalList([{ role: "user", content: "x" }], undefined);
+});
+
+Deno.test("compileRedaction: one compiled redaction per settings object, compiled again once they change", () => {
+  const config: { patterns?: string[]; fields?: string[] } = { patterns: ["a+"] };
+  const first = compileRedaction(config);
+  assert.equal(compileRedaction(config), first);
+  assert.notEqual(compileRedaction({ patterns: ["a+"] }), first);
+  config.patterns = ["b+"];
+  const changed = compileRedaction(config);
+  assert.notEqual(changed, first);
+  assert.equal(journalPayload({ s: "aab" }, changed).json, `{"s":"aa${REDACTED}"}`);
+  config.fields = ["secret"];
+  assert.equal(
+    journalPayload({ secret: 1 }, compileRedaction(config)).json,
+    `{"secret":"${REDACTED}"}`,
+  );
+  assert.equal(compileRedaction({}), undefined);
+  assert.equal(compileRedaction(undefined), undefined);
 });
