@@ -525,4 +525,11 @@ export const MIGRATIONS: readonly string[] = [
     SELECT RAISE(ABORT, 'thread_moved');
   END;
   `,
+  // 20: a turn's end no longer writes its thread's row: the row goes on naming the turn's run, a
+  // lock whose run has ended is free (lib/hive/threads.ts reads it so), and the thread's
+  // \`updated_at\` is read as the later of the row's and that run's end. One page fewer in every
+  // turn's end (docs/performance.md, Threads).
+  `
+  DROP TRIGGER runs_thread_end;
+  `,
 ];

@@ -354,4 +354,20 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER runs_thread_turns AFTER INSERT OR UPDATE OF status ON runs
     FOR EACH ROW WHEN (NEW.thread_id IS NOT NULL) EXECUTE FUNCTION hive_thread_turns();
   `,
+  // 5: as SQLite's 20 (a turn's end no longer writes its thread's row: a lock whose run has ended is
+  // free, and the thread's \`updated_at\` is read as the later of the row's and that run's end).
+  `
+  DROP TRIGGER runs_thread_turns ON runs;
+  CREATE OR REPLACE FUNCTION hive_thread_turns() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE threads SET turns = turns + 1, updated_at = coalesce(NEW.ended_at, NEW.started_at),
+      live_run_id = CASE WHEN NEW.status = 'running' THEN NEW.run_id ELSE live_run_id END,
+      live_pid = CASE WHEN NEW.status = 'running' THEN NEW.owner_pid ELSE live_pid END,
+      live_start = CASE WHEN NEW.status = 'running' THEN NEW.owner_start ELSE live_start END
+    WHERE thread_id = NEW.thread_id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER runs_thread_turns AFTER INSERT ON runs
+    FOR EACH ROW WHEN (NEW.thread_id IS NOT NULL) EXECUTE FUNCTION hive_thread_turns();
+  `,
 ];

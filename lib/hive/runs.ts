@@ -169,11 +169,16 @@ export interface TurnCondition {
   viewer: string | null;
 }
 
-/** What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19. */
+/**
+ * What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19. Its lock is free
+ * when it names no run, this run of this process, or a run that has ended (a turn's end leaves the
+ * lock naming it: lib/hive/threads.ts).
+ */
 const TURN_CONDITION = `t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
          AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
          AND (t.live_run_id IS NULL
-           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13))`;
+           OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13)
+           OR EXISTS (SELECT 1 FROM runs e WHERE e.run_id = t.live_run_id AND e.status <> 'running'))`;
 
 /** The values of a condition, in the order {@link TURN_CONDITION} binds them. */
 function turnCondition(cond: TurnCondition): SqlValue[] {
@@ -254,7 +259,7 @@ function writeRunEnd(
   journal: { head_hash: string; events: number },
   whole: boolean,
 ): boolean {
-  // A thread's turn keeps the whole output (the thread's lock is let go by the hive's trigger).
+  // A thread's turn keeps the whole output (its thread's lock is free once its status has ended).
   const turn = result.thread_id ? ", thread_output = ?" : "";
   const set =
     `UPDATE runs SET status = ?, output_excerpt = ?, cost_usd = ?, turns = ?, ended_at = ?, duration_ms = ?,

@@ -3,7 +3,9 @@
  * runs, owned by the key (or local face) that made them. Each turn keeps its run's whole input and,
  * once the run has ended, its whole output, so the history a new turn is given comes from the
  * thread's newest turns alone. The busy lock (`live_run_id` with the process holding it) is a row of
- * the hive, so every process sharing it sees a thread busy.
+ * the hive, so every process sharing it sees a thread busy. A turn's start takes it (the hive's
+ * trigger, in the statement recording the run); its end does not write the row: a lock naming a run
+ * that has ended is free, and that run's end is the thread's `updated_at`.
  *
  * @module
  */
@@ -66,16 +68,33 @@ interface ThreadRow {
   live_start: string | null;
 }
 
-function toRecord(r: ThreadRow, live: string | null = r.live_run_id): ThreadRecord {
+/**
+ * Who holds a thread's lock, and when the run its row names ended. A turn's end does not write its
+ * thread's row (one page fewer in every turn's end): the row goes on naming the turn's run, whose
+ * end is then the thread's last change.
+ */
+interface Hold {
+  /** The run holding the thread (running, or waiting for a slot), in a process still there. */
+  live: string | null;
+  /** When the run the row names ended, if it has. */
+  ended_at: string | null;
+}
+
+function toRecord(
+  r: ThreadRow,
+  hold: Hold = { live: r.live_run_id, ended_at: null },
+): ThreadRecord {
   return {
     thread_id: r.thread_id,
     harness_id: r.harness_id,
     owner: r.owner,
     metadata: JSON.parse(r.metadata),
     created_at: r.created_at,
-    updated_at: r.updated_at,
+    updated_at: hold.ended_at !== null && hold.ended_at > r.updated_at
+      ? hold.ended_at
+      : r.updated_at,
     turns: r.turns,
-    live_run_id: live,
+    live_run_id: hold.live,
   };
 }
 
@@ -219,15 +238,24 @@ export function isUnknownThread(err: unknown, threadId: string): boolean {
     err.details.thread_id === threadId;
 }
 
+const FREE: Hold = { live: null, ended_at: null };
+
+/** A row's lock as it stands: its holder (see {@link Hold}), and the end of the run it names. */
+function holdOf(db: Hive, row: ThreadRow): Hold {
+  if (row.live_run_id === null) return FREE;
+  const run = statement(db, "SELECT status, ended_at FROM runs WHERE run_id = ?").get(
+    row.live_run_id,
+  ) as { status: string; ended_at: string | null } | undefined;
+  // Ended: the lock is free (a turn's end leaves it naming its run).
+  if (run !== undefined && run.status !== "running") return { live: null, ended_at: run.ended_at };
+  // Running, or not recorded yet (waiting for a slot): held while its process is there.
+  if (row.live_pid === null || !isProcessAlive(row.live_pid, row.live_start)) return FREE;
+  return { live: row.live_run_id, ended_at: null };
+}
+
 /** The run holding a row's lock, when its process is still there and the run has not ended. */
 function liveRunOf(db: Hive, row: ThreadRow): string | null {
-  if (row.live_run_id === null) return null;
-  if (row.live_pid === null || !isProcessAlive(row.live_pid, row.live_start)) return null;
-  const run = statement(db, "SELECT status FROM runs WHERE run_id = ?").get(row.live_run_id) as
-    | { status: string }
-    | undefined;
-  // Not recorded yet (waiting for a slot), or running: busy. Ended: the lock is stale.
-  return run === undefined || run.status === "running" ? row.live_run_id : null;
+  return holdOf(db, row).live;
 }
 
 /**
@@ -247,7 +275,7 @@ export function getThread(
   viewer: ThreadViewer,
 ): ThreadRecord {
   const row = threadRow(db, harness, threadId, viewer);
-  return toRecord(row, liveRunOf(db, row));
+  return toRecord(row, holdOf(db, row));
 }
 
 /**
@@ -355,7 +383,7 @@ export function threadsByIds(
        AND thread_id IN (SELECT value FROM json_each(?))
      ORDER BY thread_id DESC`,
   ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRow[];
-  return rows.map((r) => toRecord(r, liveRunOf(db, r)));
+  return rows.map((r) => toRecord(r, holdOf(db, r)));
 }
 
 /**
@@ -389,7 +417,7 @@ export function listThreads(
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   return {
-    threads: shown.map((r) => toRecord(r, liveRunOf(db, r))),
+    threads: shown.map((r) => toRecord(r, holdOf(db, r))),
     next_cursor: more ? shown.at(-1)!.thread_id : null,
   };
 }
@@ -451,7 +479,8 @@ function takeLock(db: Hive, threadId: string, runId: string): string | null {
   const taken = statement(
     db,
     `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3
-     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1)`,
+     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1
+       OR EXISTS (SELECT 1 FROM runs e WHERE e.run_id = threads.live_run_id AND e.status <> 'running'))`,
   ).run(runId, me.pid, me.marker, threadId);
   if (Number(taken.changes) > 0) return null;
   return lockRow(db, rowById(db, threadId), runId);

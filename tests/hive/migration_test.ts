@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
+import { getThread } from "../../lib/hive/threads.ts";
 import { MIGRATIONS } from "../../lib/hive/migrations.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { traceFoldersWithin } from "../../lib/hive/runs.ts";
@@ -178,7 +179,7 @@ Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thre
       db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'thread_turns'").get()!.n,
       0,
     );
-    // A run of the thread starting counts the turn and holds the thread; its end lets it go.
+    // A run of the thread starting counts the turn and holds the thread.
     db.exec(`
       INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
         owner_pid, owner_start, thread_id, thread_seq, thread_input)
@@ -192,15 +193,17 @@ Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thre
       live_run_id: "run_3",
       live_pid: 42,
     });
+    // Its end writes the run's row alone (migration 20): the thread's row goes on naming it, and
+    // the thread reads as free, changed when the run ended.
     db.exec(`UPDATE runs SET status = 'success', ended_at = 't5', thread_output = 'a3'
       WHERE run_id = 'run_3'`);
-    const free = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
-    assert.deepEqual({ ...free }, {
-      turns: 3,
-      updated_at: "t5",
-      live_run_id: null,
-      live_pid: null,
-    });
+    const after = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
+    assert.deepEqual({ ...after }, { ...held });
+    const thread = getThread(db, { id: "bot", dir: "/h/bot" }, "thr_a", null);
+    assert.deepEqual(
+      { turns: thread.turns, updated_at: thread.updated_at, live_run_id: thread.live_run_id },
+      { turns: 3, updated_at: "t5", live_run_id: null },
+    );
   } finally {
     closeHives();
   }

@@ -120,6 +120,36 @@ for (const store of STORES) {
       assert.equal(lockThread(db, id, newRunId()), null);
     });
 
+    await t.step(
+      "a run's end leaves the thread's row naming it: free, changed when it ended",
+      async () => {
+        // Let go of the lock the step before took for a run that never started.
+        statement(db, "UPDATE threads SET live_run_id = NULL WHERE thread_id = ?").run(id);
+        await new Promise((r) => setTimeout(r, 5)); // its end after the thread's last write
+        const ended = turn(id, "q2", "a2");
+        const named = statement(db, "SELECT live_run_id FROM threads WHERE thread_id = ?").get(id);
+        assert.equal((named as { live_run_id: string }).live_run_id, ended);
+        const endedAt = (statement(db, "SELECT ended_at FROM runs WHERE run_id = ?").get(ended) as {
+          ended_at: string;
+        }).ended_at;
+        const thread = getThread(db, H, id, null);
+        assert.equal(thread.live_run_id, null);
+        assert.equal(thread.updated_at, endedAt);
+        const listed = listThreads(db, H, null, { limit: 10 }).threads.find((x) =>
+          x.thread_id === id
+        );
+        assert.equal(listed?.updated_at, endedAt);
+        assert.equal(listed?.live_run_id, null);
+        // The next run takes it at once; then only that run lets it go.
+        const next = newRunId();
+        assert.equal(lockThread(db, id, next), null);
+        assert.equal(getThread(db, H, id, null).live_run_id, next);
+        assert.equal(claimThread(db, H, id, null, newRunId()), next);
+        unlockThread(db, id, next);
+        assert.equal(getThread(db, H, id, null).live_run_id, null);
+      },
+    );
+
     await t.step("a lock whose process has gone is free again", () => {
       const holder = newRunId();
       statement(
