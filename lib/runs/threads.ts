@@ -75,8 +75,17 @@ export function threadViewer(who: { key_id: string; scopes: readonly string[] })
   return who.scopes.includes("*") ? null : who.key_id;
 }
 
-/** Wakes the runs of this process waiting for a thread when a run of it ends. */
-const freed = new EventTarget();
+/**
+ * The runs of this process waiting for a thread (`busy=queue`), woken when a run of it ends. A turn
+ * that ends with none waiting wakes nobody (and makes nothing to do so).
+ */
+const waiting = new Map<string, Set<() => void>>();
+
+/** Wakes the runs of this process waiting for a thread, if any. */
+function wakeWaiting(threadId: string): void {
+  const wakes = waiting.get(threadId);
+  if (wakes) { for (const wake of [...wakes]) wake(); }
+}
 
 /** Waits until this run holds the thread (the run before it has ended). */
 async function waitForThread(
@@ -89,13 +98,16 @@ async function waitForThread(
     // Woken by a run of this process that ends, or after a while (a run of another process).
     let wake = () => {};
     const woken = new Promise<void>((resolve) => (wake = resolve));
-    freed.addEventListener(threadId, wake, { once: true });
+    let wakes = waiting.get(threadId);
+    if (!wakes) waiting.set(threadId, wakes = new Set());
+    wakes.add(wake);
     const timer = setTimeout(wake, WAIT_POLL_MS);
     try {
       await abortable(woken, signal);
     } finally {
       clearTimeout(timer);
-      freed.removeEventListener(threadId, wake);
+      wakes.delete(wake);
+      if (!wakes.size && waiting.get(threadId) === wakes) waiting.delete(threadId);
     }
   }
 }
@@ -488,6 +500,6 @@ async function submitTurn(
       console.error(`warning: could not let go of thread ${threadId}: ${(err as Error).message}`);
     }
   });
-  submission.result.finally(() => freed.dispatchEvent(new Event(threadId))).catch(() => {});
+  submission.result.finally(() => wakeWaiting(threadId)).catch(() => {});
   return submission;
 }
