@@ -216,14 +216,16 @@ Deno.test("journalPayload: items journaled together take their text from the lis
   check({ append: [...wrong] });
 });
 
-Deno.test("journalPayload: a list made from the list it follows does not walk the items it kept", () => {
-  // Items whose walks are seen: the journal's walk reads each object's hidden slot (a symbol key),
-  // which neither the identity check of a list nor a spread copy does.
-  let walks = 0;
+/**
+ * Turns whose messages' walks are seen: the journal's walk reads each object's hidden slot (a symbol
+ * key), which neither the identity check of a list nor a spread copy does.
+ */
+function watchedTurns() {
+  const count = { walks: 0 };
   const seen = (value: Record<string, unknown>) =>
     new Proxy(value, {
       get(target, key, receiver) {
-        if (typeof key === "symbol") walks += 1;
+        if (typeof key === "symbol") count.walks += 1;
         return Reflect.get(target, key, receiver);
       },
     });
@@ -231,6 +233,11 @@ Deno.test("journalPayload: a list made from the list it follows does not walk th
     freezeForJournal(seen({ role: "user", content: q })),
     freezeForJournal(seen({ role: "assistant", content: a })),
   ];
+  return { count, turn };
+}
+
+Deno.test("journalPayload: a list made from the list it follows does not walk the items it kept", () => {
+  const { count, turn } = watchedTurns();
   let history = [...turn("q1", "a1"), ...turn("q2", "a2"), ...turn("q3", "a3")];
   journalTogether(history);
   journalPayload({ append: [...history] }, undefined);
@@ -238,27 +245,16 @@ Deno.test("journalPayload: a list made from the list it follows does not walk th
     const next = [...history.slice(2), ...turn(`q${i}`, `a${i}`)];
     journalTogether(next, { items: history, dropped: 2 });
     history = next;
-    walks = 0;
+    count.walks = 0;
     const { json } = journalPayload({ append: [...history] }, undefined);
     // The first item's slot (where the list is found) and the two new items' walks, no more.
-    assert.ok(walks <= 4, `${walks} reads of hidden slots`);
+    assert.ok(count.walks <= 4, `${count.walks} reads of hidden slots`);
     assert.equal(json, canonicalize({ append: history.map((m) => ({ ...m })) }));
   }
 });
 
 Deno.test("prepareJournalList: a list made ahead is the text journaled, its items not walked again", () => {
-  let walks = 0;
-  const seen = (value: Record<string, unknown>) =>
-    new Proxy(value, {
-      get(target, key, receiver) {
-        if (typeof key === "symbol") walks += 1;
-        return Reflect.get(target, key, receiver);
-      },
-    });
-  const turn = (q: string, a: string) => [
-    freezeForJournal(seen({ role: "user", content: q })),
-    freezeForJournal(seen({ role: "assistant", content: a })),
-  ];
+  const { count, turn } = watchedTurns();
   // One settings object, as a spec snapshot gives every run: one compiled redaction.
   const config = { patterns: ["sk-[a-z0-9]+"] };
   assert.equal(compileRedaction(config), compileRedaction(config));
@@ -270,14 +266,14 @@ Deno.test("prepareJournalList: a list made ahead is the text journaled, its item
     journalTogether(next, { items: history, dropped: 2 });
     history = next;
     prepareJournalList(history, compileRedaction(config));
-    walks = 0;
+    count.walks = 0;
     const value = {
       turn: 1,
       append: [...history, { role: "user", content: `q${i + 1} sk-x${i}` }],
     };
     const got = journalPayload(value, compileRedaction(config));
     // The first item's slot, where the list is found: nothing else of the list is read.
-    assert.ok(walks <= 1, `${walks} reads of hidden slots`);
+    assert.ok(count.walks <= 1, `${count.walks} reads of hidden slots`);
     assert.equal(got.json, reference(value, config).json);
     assert.ok(!got.json.includes("sk-"));
   }
