@@ -41,14 +41,20 @@ export interface FlushCounts {
 const paths = new Map<string, Path>();
 const counts: FlushCounts = { requests: 0, flushes: 0, largest: 0, waited_ms: 0 };
 
-/** `fdatasync` of a path through a descriptor of its own (read-only: a folder opens too). */
-async function syncData(path: string): Promise<void> {
-  const file = await Deno.open(path, { read: true });
+/**
+ * `fdatasync` of a path through a descriptor of its own (read-only: a folder opens too). The path is
+ * opened at once, in the caller's turn, so the flush is under way when the caller goes on: opened on
+ * the thread pool, its flush would start only once the event loop next ran, after whatever the
+ * caller does next (a thread's run makes its next turn's history then: lib/runs/threads.ts).
+ */
+function syncData(path: string): Promise<void> {
+  let file: Deno.FsFile;
   try {
-    await file.syncData();
-  } finally {
-    file.close();
+    file = Deno.openSync(path, { read: true });
+  } catch (err) {
+    return Promise.reject(err);
   }
+  return file.syncData().finally(() => file.close());
 }
 
 /** A batch with its promise's settle functions. */

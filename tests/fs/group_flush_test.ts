@@ -80,3 +80,28 @@ Deno.test("a real file and a real folder are flushed, and concurrent callers sha
   assert.equal(after.flushes - before.flushes, 3);
   await assert.rejects(flushPath(`${tmp.path}/missing`), Deno.errors.NotFound);
 });
+
+Deno.test("a flush is under way when flushPath returns: its path opened in the caller's turn", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/log`;
+  await Deno.writeTextFile(file, "frame\n");
+  /** Whether this process has the file open (Linux lists its descriptors in /proc). */
+  const opened = () =>
+    [...Deno.readDirSync("/proc/self/fd")].some((e) => {
+      try {
+        return Deno.readLinkSync(`/proc/self/fd/${e.name}`) === file;
+      } catch {
+        return false; // the listing's own descriptor, closed since
+      }
+    });
+  if (Deno.build.os !== "linux") return;
+  const flushed = flushPath(file);
+  // Before any await: the descriptor is open and the flush dispatched.
+  assert.ok(opened());
+  await flushed;
+  assert.ok(!opened());
+  // A path that cannot be opened rejects the call's promise; nothing is thrown at the caller.
+  let promise: Promise<void> | undefined;
+  assert.doesNotThrow(() => (promise = flushPath(`${tmp.path}/missing`)));
+  await assert.rejects(promise!, Deno.errors.NotFound);
+});
