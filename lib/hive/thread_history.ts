@@ -88,6 +88,24 @@ export function knownThread(
 }
 
 /**
+ * What this process knows of a thread that goes on (past its second turn: not a thread on
+ * probation), without counting it as used: for work done ahead of its next turn, which a one-off
+ * thread never has and which must not push out the threads that go on.
+ *
+ * @param threadId The thread.
+ * @param limit How many answered turns at most.
+ * @returns As {@link knownThread}, or undefined for a thread on probation or not known.
+ */
+export function goingThread(
+  threadId: string,
+  limit: number,
+): { turns: number; history: AnsweredTurn[] } | undefined {
+  const entry = known.get(threadId);
+  if (!entry || limit > entry.cap) return undefined;
+  return { turns: entry.turns, history: limit <= 0 ? [] : entry.answered.slice(-limit) };
+}
+
+/**
  * Remembers a thread's newest answered turns as read from the hive (with its turn count, in the same
  * transaction).
  *

@@ -240,12 +240,37 @@ export function isUnknownThread(err: unknown, threadId: string): boolean {
 
 const FREE: Hold = { live: null, ended_at: null };
 
+/**
+ * The `SET` of a lock taken from a run that has ended: the thread's `updated_at` becomes that run's
+ * end when later (the row's own is the run's start): the thread's last change is not lost when a
+ * run waiting for a slot takes its lock, nor once that run lets it go. Portable SQL (both stores).
+ */
+const KEEP_END = `updated_at = coalesce((SELECT CASE WHEN e.ended_at > threads.updated_at
+       THEN e.ended_at END FROM runs e
+       WHERE e.run_id = threads.live_run_id AND e.status <> 'running'), updated_at)`;
+
+/**
+ * Threads' rows with what their lock's run says (its status and end), read in the same statement:
+ * a page of threads is one query, not one more per thread.
+ */
+const WITH_HOLD = `SELECT t.*,
+       (SELECT e.status FROM runs e WHERE e.run_id = t.live_run_id) AS live_status,
+       (SELECT e.ended_at FROM runs e WHERE e.run_id = t.live_run_id) AS live_ended
+     FROM threads t`;
+
 /** A row's lock as it stands: its holder (see {@link Hold}), and the end of the run it names. */
-function holdOf(db: Hive, row: ThreadRow): Hold {
+function holdOf(
+  db: Hive,
+  row: ThreadRow & { live_status?: string | null; live_ended?: string | null },
+): Hold {
   if (row.live_run_id === null) return FREE;
-  const run = statement(db, "SELECT status, ended_at FROM runs WHERE run_id = ?").get(
-    row.live_run_id,
-  ) as { status: string; ended_at: string | null } | undefined;
+  const run = row.live_status !== undefined
+    ? (row.live_status === null
+      ? undefined
+      : { status: row.live_status, ended_at: row.live_ended ?? null })
+    : statement(db, "SELECT status, ended_at FROM runs WHERE run_id = ?").get(row.live_run_id) as
+      | { status: string; ended_at: string | null }
+      | undefined;
   // Ended: the lock is free (a turn's end leaves it naming its run).
   if (run !== undefined && run.status !== "running") return { live: null, ended_at: run.ended_at };
   // Running, or not recorded yet (waiting for a slot): held while its process is there.
@@ -379,7 +404,7 @@ export function threadsByIds(
   if (!ids.length) return [];
   const rows = statement(
     db,
-    `SELECT * FROM threads WHERE harness_id = ? AND harness_dir = ?
+    `${WITH_HOLD} WHERE harness_id = ? AND harness_dir = ?
        AND thread_id IN (SELECT value FROM json_each(?))
      ORDER BY thread_id DESC`,
   ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRow[];
@@ -403,7 +428,7 @@ export function listThreads(
 ): { threads: ThreadRecord[]; next_cursor: string | null } {
   const rows = statement(
     db,
-    `SELECT * FROM threads
+    `${WITH_HOLD}
      WHERE harness_id = ?1 AND harness_dir = ?2 AND (CAST(?3 AS TEXT) IS NULL OR owner = ?3)
        AND (CAST(?4 AS TEXT) IS NULL OR thread_id < ?4)
      ORDER BY thread_id DESC LIMIT ?5`,
@@ -478,7 +503,7 @@ function takeLock(db: Hive, threadId: string, runId: string): string | null {
   const me = ownProcess();
   const taken = statement(
     db,
-    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3
+    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3, ${KEEP_END}
      WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1
        OR EXISTS (SELECT 1 FROM runs e WHERE e.run_id = threads.live_run_id AND e.status <> 'running'))`,
   ).run(runId, me.pid, me.marker, threadId);
@@ -671,7 +696,8 @@ function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
   const me = ownProcess();
   statement(
     db,
-    "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
+    `UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ?, ${KEEP_END}
+     WHERE thread_id = ?`,
   ).run(runId, me.pid, me.marker, row.thread_id);
   return null;
 }

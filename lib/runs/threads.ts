@@ -11,7 +11,7 @@
 
 import { badInput, FrameworkError } from "../errors.ts";
 import type { HarnessRef } from "../hive/harnesses.ts";
-import { type AnsweredTurn, knownThread } from "../hive/thread_history.ts";
+import { type AnsweredTurn, goingThread } from "../hive/thread_history.ts";
 import type { Hive } from "../hive/open.ts";
 import {
   claimThread,
@@ -264,7 +264,8 @@ function turnLaunch(
  * What a turn does once its end is recorded, while the disk writes it: the thread's next history is
  * made from what this process now knows of it (its messages, and their text as the next run's
  * journal will hold it), so the next turn finds both made. Nothing is made for a thread this process
- * does not know; a next turn whose history turns out otherwise makes its own, as before.
+ * does not know, or has made and seen one turn of (most such threads have no other: an A2A message
+ * without a context); a next turn whose history turns out otherwise makes its own, as before.
  */
 function nextTurnAhead(
   threadId: string,
@@ -272,7 +273,7 @@ function nextTurnAhead(
   prepared: PreparedRun,
 ): () => void {
   return () => {
-    const next = knownThread(threadId, historyTurns);
+    const next = goingThread(threadId, historyTurns);
     if (!next) return;
     const redaction = compileRedaction(prepared.loaded.spec.logging?.redact);
     prepareJournalList(historyMessages(threadId, next.history), redaction);

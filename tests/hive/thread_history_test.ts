@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { openHive } from "../../lib/hive/open.ts";
 import {
   forgetThread,
+  goingThread,
   knownHistory,
   rememberHistory,
   turnAbandoned,
@@ -194,4 +195,24 @@ Deno.test("thread history: one-off threads made here never push out the threads 
   // Forgotten when deleted, wherever it is kept.
   forgetThread("thr_later_299");
   assert.equal(knownHistory("thr_later_299", 1, 3), undefined);
+});
+
+Deno.test("thread history: work ahead of a turn sees the threads that go on, and moves none", () => {
+  const answered = [{ input: "q1", output: "a1" }, { input: "q2", output: "a2" }];
+  rememberHistory("thr_ahead_goes_on", 2, 3, answered);
+  rememberHistory("thr_ahead_made", 0, 3, [], true);
+  turnStarted("run_ahead_made", "thr_ahead_made", 1, "q");
+  turnEnded("run_ahead_made", "a");
+  assert.deepEqual(goingThread("thr_ahead_goes_on", 3), { turns: 2, history: answered });
+  assert.deepEqual(goingThread("thr_ahead_goes_on", 1), { turns: 2, history: [answered[1]] });
+  // More than it was remembered with: read from the hive instead.
+  assert.equal(goingThread("thr_ahead_goes_on", 4), undefined);
+  // A thread made here that has had one turn stays on probation: nothing is made ahead for it.
+  assert.equal(goingThread("thr_ahead_made", 3), undefined);
+  // Still on probation after it (not made one that goes on): 300 newer one-off threads push it out,
+  // and the thread that goes on stays.
+  for (let i = 0; i < 300; i++) rememberHistory(`thr_ahead_once_${i}`, 0, 3, [], true);
+  assert.equal(knownHistory("thr_ahead_made", 1, 3), undefined);
+  assert.deepEqual(knownHistory("thr_ahead_goes_on", 2, 3), answered);
+  assert.equal(goingThread("thr_unknown", 3), undefined);
 });

@@ -145,8 +145,22 @@ for (const store of STORES) {
         assert.equal(lockThread(db, id, next), null);
         assert.equal(getThread(db, H, id, null).live_run_id, next);
         assert.equal(claimThread(db, H, id, null, newRunId()), next);
+        // The thread's last change is still the ended run's end, while the lock waits and after.
+        assert.equal(getThread(db, H, id, null).updated_at, endedAt);
         unlockThread(db, id, next);
         assert.equal(getThread(db, H, id, null).live_run_id, null);
+        assert.equal(getThread(db, H, id, null).updated_at, endedAt);
+        // So too through a claim (the thread read and locked in one transaction).
+        const again = turn(id, "q3", "a3");
+        const againEnd =
+          (statement(db, "SELECT ended_at FROM runs WHERE run_id = ?").get(again) as {
+            ended_at: string;
+          }).ended_at;
+        const waiting = newRunId();
+        assert.equal(claimThread(db, H, id, null, waiting), null);
+        assert.equal(getThread(db, H, id, null).updated_at, againEnd);
+        unlockThread(db, id, waiting);
+        assert.equal(getThread(db, H, id, null).updated_at, againEnd);
       },
     );
 
