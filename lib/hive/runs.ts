@@ -170,15 +170,25 @@ export interface TurnCondition {
 }
 
 /**
+ * SQL that is true when the run a thread's lock names (`<thread>.live_run_id`) has ended: such a
+ * lock is free (a turn's end leaves the lock naming its run: lib/hive/threads.ts).
+ *
+ * @param thread The name the statement gives the thread's row (`t`, `threads`).
+ * @returns The condition.
+ */
+export function lockRunEnded(thread: string): string {
+  return `EXISTS (SELECT 1 FROM runs e WHERE e.run_id = ${thread}.live_run_id AND e.status <> 'running')`;
+}
+
+/**
  * What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19. Its lock is free
- * when it names no run, this run of this process, or a run that has ended (a turn's end leaves the
- * lock naming it: lib/hive/threads.ts).
+ * when it names no run, this run of this process, or a run that has ended.
  */
 const TURN_CONDITION = `t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
          AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
          AND (t.live_run_id IS NULL
            OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13)
-           OR EXISTS (SELECT 1 FROM runs e WHERE e.run_id = t.live_run_id AND e.status <> 'running'))`;
+           OR ${lockRunEnded("t")})`;
 
 /** The values of a condition, in the order {@link TURN_CONDITION} binds them. */
 function turnCondition(cond: TurnCondition): SqlValue[] {

@@ -17,7 +17,7 @@ import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import { type Hive, isPgHive } from "./open.ts";
-import { isThreadMoved, type TurnCondition } from "./runs.ts";
+import { isThreadMoved, lockRunEnded, type TurnCondition } from "./runs.ts";
 import {
   type AnsweredTurn,
   forgetThread,
@@ -504,8 +504,9 @@ function takeLock(db: Hive, threadId: string, runId: string): string | null {
   const taken = statement(
     db,
     `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3, ${KEEP_END}
-     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1
-       OR EXISTS (SELECT 1 FROM runs e WHERE e.run_id = threads.live_run_id AND e.status <> 'running'))`,
+     WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1 OR ${
+      lockRunEnded("threads")
+    })`,
   ).run(runId, me.pid, me.marker, threadId);
   if (Number(taken.changes) > 0) return null;
   return lockRow(db, rowById(db, threadId), runId);

@@ -449,11 +449,10 @@ export async function startThread(
     // Stored with the run's start when its slot is free at once (one commit).
     aroundLaunch: (launch, prepared) => {
       if (refused !== undefined) throw refused;
-      const turn = turnStart(harness, threadId, runId, null, prepared);
       return startThreadTurn(
         db,
-        { ...turn, made },
-        () => launch({ afterEnd: nextTurnAhead(threadId, turn.historyTurns, prepared) }),
+        { ...turnStart(harness, threadId, runId, null, prepared), made },
+        () => launch(),
       );
     },
   });
