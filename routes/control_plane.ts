@@ -46,7 +46,7 @@ import {
 } from "./control_plane/health_routes.ts";
 import { a2aAnswer, a2aRoutes } from "./control_plane/a2a_routes.ts";
 import { A2A_PATH } from "../lib/a2a/card.ts";
-import { openAiRoutes } from "./control_plane/openai_routes.ts";
+import { chatCompletionsAnswer, openAiRoutes } from "./control_plane/openai_routes.ts";
 import { runAnswer, runRoutes } from "./control_plane/run_routes.ts";
 import { threadRoutes, threadRunAnswer, threadRunPath } from "./control_plane/thread_routes.ts";
 import { approvalRoutes } from "./control_plane/approval_routes.ts";
@@ -147,13 +147,15 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   };
 
   // `GET /health` and `GET /stats` — the probe and the poll, the two requests monitoring sends
-  // hardest — `POST /run`, the request a deployed harness serves most, and `POST /a2a`, the same
-  // request from another agent, are answered before the router, by the same answers its routes give.
+  // hardest — `POST /run`, the request a deployed harness serves most, and `POST /a2a` and
+  // `POST /v1/chat/completions`, the same request from another agent and from an OpenAI client, are
+  // answered before the router, by the same answers its routes give.
   const direct = new Map<string, Answer>([
     ["GET /health", healthAnswer(ctx)],
     ["GET /stats", statsAnswer(ctx)],
     ["POST /run", runAnswer(ctx)],
     [`POST ${A2A_PATH}`, a2aAnswer(ctx)],
+    ["POST /v1/chat/completions", chatCompletionsAnswer(ctx)],
   ]);
   const threadTurn = threadRunAnswer(ctx);
   const app: ControlPlaneApp = new Hono<Env>();

@@ -10,7 +10,7 @@
 
 import { Hono } from "hono";
 import { openHive } from "../../lib/hive/open.ts";
-import { jsonResponse } from "../../lib/http/response.ts";
+import { errorResponse, jsonResponse } from "../../lib/http/response.ts";
 import { sseResponse } from "../../lib/http/sse.ts";
 import { chatCompletions } from "../../lib/openai/chat.ts";
 import { openAiError } from "../../lib/openai/errors.ts";
@@ -21,10 +21,51 @@ import { createResponse, retrieveResponse } from "../../lib/openai/responses.ts"
 import { readRequest } from "../../lib/requests.ts";
 import { finishApp } from "../hono_app.ts";
 import type { ControlPlaneApp, ControlPlaneContext, Env } from "./context.ts";
+import type { Answer } from "./health_routes.ts";
 
 /** An endpoint's answer as HTTP: JSON, or server-sent events. */
 function answered(answer: OpenAiAnswer): Response {
   return answer.stream ? sseResponse(answer.frames) : jsonResponse(JSON.stringify(answer.body));
+}
+
+/** The OpenAI endpoints' state of each control plane (one, so responses waiting are seen by all). */
+const planes = new WeakMap<ControlPlaneContext, OpenAiPlane>();
+
+function planeOf(ctx: ControlPlaneContext): OpenAiPlane {
+  let plane = planes.get(ctx);
+  if (!plane) {
+    plane = {
+      db: openHive(),
+      runs: ctx.runs,
+      target: ctx.trusted,
+      harness: ctx.harness,
+      waiting: new Map(),
+    };
+    planes.set(ctx, plane);
+  }
+  return plane;
+}
+
+/**
+ * The `POST /v1/chat/completions` answer: the token checked for `run` while the body is read, the
+ * request read by its schema and answered by `lib/openai/`, every error in OpenAI's shape. The
+ * control plane answers the path with it before the router, as the route below does.
+ *
+ * @param ctx The control plane's context.
+ * @returns The answer.
+ */
+export function chatCompletionsAnswer(ctx: ControlPlaneContext): Answer {
+  const plane = planeOf(ctx);
+  return async (request) => {
+    try {
+      const { who, body } = await ctx.verifiedBody(request, "run");
+      return answered(
+        await chatCompletions(plane, readRequest(CHAT_COMPLETION_REQUEST, body), who),
+      );
+    } catch (err) {
+      return errorResponse(err, openAiError);
+    }
+  };
 }
 
 /**
@@ -36,22 +77,14 @@ function answered(answer: OpenAiAnswer): Response {
  */
 export function openAiRoutes(ctx: ControlPlaneContext): ControlPlaneApp {
   const app = new Hono<Env>();
-  const plane: OpenAiPlane = {
-    db: openHive(),
-    runs: ctx.runs,
-    target: ctx.trusted,
-    harness: ctx.harness,
-    waiting: new Map(),
-  };
+  const plane = planeOf(ctx);
   const since = nowSeconds();
   app.get("/models", async (c) => {
     await ctx.authorize(c, "read");
     return jsonResponse(JSON.stringify(modelList(ctx.harness.id, since)));
   });
-  app.post("/chat/completions", async (c) => {
-    const { who, body } = await ctx.authorizedBody(c, "run");
-    return answered(await chatCompletions(plane, readRequest(CHAT_COMPLETION_REQUEST, body), who));
-  });
+  const chat = chatCompletionsAnswer(ctx);
+  app.post("/chat/completions", (c) => chat(c.req.raw));
   app.post("/responses", async (c) => {
     const { who, body } = await ctx.authorizedBody(c, "run");
     return answered(await createResponse(plane, readRequest(RESPONSE_REQUEST, body), who));

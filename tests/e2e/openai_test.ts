@@ -415,6 +415,13 @@ Deno.test("outside /v1/ the ok wrapper stays; inside it, OpenAI's shape", async 
   });
   assert.equal(badJson.status, 400);
   assert.match(badJson.json.error.message, /not JSON/);
+  // Answered before the router, POST /v1/chat/completions keeps the shape of every /v1/ error.
+  const noToken = await get("/v1/chat/completions", { method: "POST", body: "{}" });
+  assert.equal(noToken.status, 401);
+  assert.equal(noToken.json.error.type, "authentication_error");
+  const wrongMethod = await get("/v1/chat/completions");
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.json.error.type, "invalid_request_error");
   const run = await get("/nothing");
   assert.equal(run.status, 404);
   assert.equal(run.json.ok, false);
