@@ -581,7 +581,8 @@ export interface TurnStart {
  * @param db The hive.
  * @param turn The thread, the run, who asks, and how much history.
  * @param start Records and launches the run (synchronous), given the thread's earlier turns, and
- *   the condition its record is made on (none: in this transaction, the thread checked).
+ *   the condition its record is made on (none: in this transaction, the thread checked; a new
+ *   thread's: none of its turns, and held by this run).
  * @returns What `start` returns.
  * @throws {@link threadBusy} while another run holds the thread; `not_found` for a thread the viewer
  *   may not see (or one deleted).
@@ -612,10 +613,12 @@ export function startThreadTurn<T>(
   try {
     return inTransaction(db, () => {
       if (made) {
-        // A new thread is made held by this run: stored now, or already while the run waited.
+        // A new thread is made held by this run: stored now, or already while the run waited. Its
+        // first turn is recorded as a known thread's is (its number not read back): it has no turns
+        // and this run holds it.
         storeThread(db, made);
         rememberHistory(threadId, made.turns, historyTurns, [], true);
-        return start([]);
+        return start([], { harness: turn.harness, turns: made.turns, viewer: null });
       }
       const row = threadRow(db, turn.harness, threadId, turn.viewer, true);
       const holder = heldByMe(row, runId) ? null : liveRunOf(db, row);

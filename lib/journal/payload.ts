@@ -91,9 +91,29 @@ function canonical(v: unknown, redaction: Redaction | undefined): string {
   return out + "}";
 }
 
+/** Where each key goes in key order: by insertion for an object's usual few, else by sorting. */
+function keyOrder(names: readonly string[]): number[] {
+  const order: number[] = [];
+  if (names.length > 16) {
+    for (let i = 0; i < names.length; i++) order.push(i);
+    return order.sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
+  }
+  for (let i = 0; i < names.length; i++) {
+    let at = i;
+    while (at > 0 && names[order[at - 1]!]! > names[i]!) at--;
+    order.splice(at, 0, i);
+  }
+  return order;
+}
+
 /** A key's JSON string without its quotes (most keys need no escaping). */
 function jsonKey(k: string): string {
-  return /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(k) ? k : JSON.stringify(k).slice(1, -1);
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    // Printable ASCII but `"` and `\` is written as it is; anything else is escaped as JSON does.
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(k).slice(1, -1);
+  }
+  return k;
 }
 
 /** Deeper than this, the general path decides (it refuses a cycle as `JSON.stringify` does). */
@@ -131,7 +151,8 @@ function plainText(
     }
     case "number":
       made = Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
-      return JSON.stringify(made);
+      // A finite number's JSON is its string (ECMA-262 JSON.stringify: ToString).
+      return made === null ? "null" : String(made);
     case "boolean":
       made = v;
       return v ? "true" : "false";
@@ -184,7 +205,10 @@ function plainText(
     frozen = Object.values(Object.getOwnPropertyDescriptors(v)).every((d) => "value" in d);
   }
   const keys = Object.keys(v);
-  const texts = new Map<string, string>();
+  // Each key beside its value's text, put in key order as they come (RFC 8785: by UTF-16 code
+  // units, as JavaScript compares strings; an object's own keys are never equal).
+  const names: string[] = [];
+  const texts: string[] = [];
   const copy: Record<string, unknown> = {};
   for (const k of keys) {
     if (!k.isWellFormed()) return undefined;
@@ -195,13 +219,14 @@ function plainText(
     if (itemText === undefined) return undefined;
     if (made !== null && typeof made === "object") frozen = false;
     setOwn(copy, k, made);
-    texts.set(k, itemText);
+    names.push(k);
+    texts.push(itemText);
   }
-  const sorted = [...texts.keys()].sort(); // RFC 8785: by UTF-16 code units
+  const order = keyOrder(names);
   let out = "{";
-  for (let i = 0; i < sorted.length; i++) {
-    const k = sorted[i]!;
-    out += (i ? ',"' : '"') + jsonKey(k) + '":' + texts.get(k);
+  for (let i = 0; i < order.length; i++) {
+    const j = order[i]!;
+    out += (i ? ',"' : '"') + jsonKey(names[j]!) + '":' + texts[j];
   }
   out += "}";
   if (frozen) {

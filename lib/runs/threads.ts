@@ -452,7 +452,7 @@ export async function startThread(
       return startThreadTurn(
         db,
         { ...turnStart(harness, threadId, runId, null, prepared), made },
-        () => launch(),
+        (_, condition) => launch(condition ? { threadIf: condition } : {}),
       );
     },
   });

@@ -40,6 +40,11 @@ function reference(value: unknown, config?: { patterns?: string[]; fields?: stri
 const CASES: [string, unknown][] = [
   ["empty", {}],
   ["key order", { b: 1, a: 2, A: 3, "é": 4, "\u{1f600}": 5, "10": 6, "9": 7 }],
+  ["keys in reverse order", { z: 1, y: { c: 3, b: 2, a: 1 }, x: 0, "": -1 }],
+  [
+    "more keys than are put in order one by one",
+    Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7) % 40}`, i])),
+  ],
   ["numbers", { n: [0, -0, 1.5, 1e21, 1e-7, -12345678901234567890, Number.MAX_SAFE_INTEGER] }],
   ["non-finite numbers and undefined", { a: NaN, b: Infinity, c: undefined, d: [undefined, NaN] }],
   ["nested arrays and objects", { a: [{ z: [1, [2, { y: "x", x: null }]] }, true, false, null] }],
