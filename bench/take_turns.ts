@@ -53,6 +53,8 @@ export async function takeTurns(
     return performance.now() - t0;
   };
   const LOOP_REQUESTS = 10;
+  // A loop sample of each variant every fourth request (ten in a round of 40).
+  const LOOP_EVERY = 4;
   const one: Record<string, number[]> = {};
   const batches: Record<string, number[]> = {};
   const looped: Record<string, number[]> = {};
@@ -65,8 +67,11 @@ export async function takeTurns(
       for (const name of order) {
         (batches[name] ??= []).push(await timed(batch(variants[name]!)));
       }
-      if (i % 8) continue;
-      for (const name of order) {
+      if (i % LOOP_EVERY) continue;
+      // Every loop sample of one variant beside one of each other, the order alternating sample by
+      // sample: each variant goes first in half of them.
+      const k = round * Math.ceil(perRound / LOOP_EVERY) + i / LOOP_EVERY;
+      for (const name of k % 2 ? [...names].reverse() : names) {
         (looped[name] ??= []).push(await timed(loops(variants[name]!, LOOP_REQUESTS)));
       }
     }

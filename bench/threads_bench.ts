@@ -106,7 +106,9 @@ export async function run(): Promise<void> {
       if (sent.kind === "run") await sent.submission.result;
     };
     // Taking turns request by request, the order alternating, so the drift of the shared machine
-    // (its disk's flushes above all) falls on both alike; p50 beside the mean.
+    // (its disk's flushes above all) falls on both alike; p50 beside the mean. The disk's speed moves
+    // a run's time by a third between minutes here: 600 pairs, so the p50s hold still.
+    const PAIRS = 600;
     for (let i = 0; i < 10; i++) await oneShot(), await turn();
     const times: { one: number[]; thread: number[] } = { one: [], thread: [] };
     const timed = async (fn: () => Promise<void>, into: number[]) => {
@@ -114,12 +116,12 @@ export async function run(): Promise<void> {
       await fn();
       into.push(performance.now() - t0);
     };
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < PAIRS; i++) {
       if (i % 2) await timed(oneShot, times.one), await timed(turn, times.thread);
       else await timed(turn, times.thread), await timed(oneShot, times.one);
     }
     const one = summarize(times.one), inThread = summarize(times.thread);
-    report("one-shot run (300, taking turns)", {
+    report(`one-shot run (${PAIRS}, taking turns)`, {
       p50: fmt(one.p50_ms, " ms"),
       mean: fmt(one.mean_ms, " ms"),
     });
