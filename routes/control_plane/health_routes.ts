@@ -39,10 +39,11 @@ export function healthAnswer(ctx: ControlPlaneContext): Answer {
  * @returns The answer.
  */
 export function statsAnswer(ctx: ControlPlaneContext): Answer {
+  const db = openHive();
   return async (request) => {
     try {
       await ctx.verify(request, "read");
-      return okResponse(harnessStats(openHive(), ctx.harness));
+      return okResponse(harnessStats(db, ctx.harness));
     } catch (err) {
       return errorResponse(err);
     }
