@@ -50,6 +50,7 @@ export function ensureWrk(): Promise<string> {
  * @param seconds How long.
  * @param headers Request headers.
  * @param post A JSON body to POST (default: GET).
+ * @param tokens Bearer tokens to send in turn, one a request (default: `headers` alone).
  * @returns The figures.
  */
 export async function wrk(
@@ -58,16 +59,25 @@ export async function wrk(
   seconds: number,
   headers: Record<string, string> = {},
   post?: string,
+  tokens?: string[],
 ): Promise<WrkResult> {
   const exe = await ensureWrk();
-  let script: string | undefined;
+  let lua = "";
   if (post !== undefined) {
+    lua += `wrk.method = "POST"\nwrk.body = ${JSON.stringify(post)}\n` +
+      `wrk.headers["Content-Type"] = "application/json"\n`;
+  }
+  if (tokens?.length) {
+    // One token after another, a request each (JSON strings are Lua strings: base64url and dots).
+    lua += `local tokens = {${tokens.map((t) => JSON.stringify(t)).join(",")}}\nlocal i = 0\n` +
+      `request = function()\n  i = i % #tokens + 1\n  local h = {}\n` +
+      `  for k, v in pairs(wrk.headers) do h[k] = v end\n` +
+      `  h["Authorization"] = "Bearer " .. tokens[i]\n  return wrk.format(nil, nil, h)\nend\n`;
+  }
+  let script: string | undefined;
+  if (lua) {
     script = await Deno.makeTempFile({ suffix: ".lua" });
-    await Deno.writeTextFile(
-      script,
-      `wrk.method = "POST"\nwrk.body = ${JSON.stringify(post)}\n` +
-        `wrk.headers["Content-Type"] = "application/json"\n`,
-    );
+    await Deno.writeTextFile(script, lua);
   }
   const args = [
     ...(script ? ["-s", script] : []),
@@ -156,6 +166,8 @@ export interface Target {
   url: string;
   headers?: Record<string, string>;
   post?: string;
+  /** Bearer tokens sent in turn, one a request (the `Authorization` header then comes from here). */
+  tokens?: string[];
 }
 
 /**
@@ -180,7 +192,7 @@ export async function interleavedAll(
       // connections) goes on working them off: the next target's round waits for the machine to be
       // quiet again, so each is measured alone.
       await quietMachine();
-      results[k]!.push(await wrk(t.url, connections, seconds, t.headers, t.post));
+      results[k]!.push(await wrk(t.url, connections, seconds, t.headers, t.post, t.tokens));
     }
   }
   return results.map((list) => ({

@@ -12,7 +12,10 @@
  * the header is parsed and checked here anyway, the signature is checked here too, over the JWS
  * signing input (jose's `compactVerify` would parse the header a second time: a tenth of an
  * authenticated request's time), by `ed25519Check` (inline or on the thread pool, whichever costs
- * less at the moment). The attack tests in `tests/keys/` pin each rule.
+ * less at the moment). A signature that held is remembered with the stored public key it held
+ * under ({@link signatureHolds}): the same token under the same key is not checked again, while the
+ * store is still read, the key looked up and every other rule checked on each call. The attack
+ * tests in `tests/keys/` pin each rule.
  *
  * @module
  */
@@ -95,9 +98,36 @@ const ASCII = new TextEncoder();
  * no b64), so only the signature is left: 64 bytes.
  */
 function signatureHolds(parts: string[], key: AuthorizedKey): boolean | Promise<boolean> {
+  const seen = `${key.public_key}.${parts[0]}.${parts[1]}.${parts[2]}`;
+  if (heldBefore.delete(seen)) {
+    heldBefore.add(seen); // the most recently used goes last
+    return true;
+  }
   const signature = fromBase64Url(parts[2]!);
-  return !!signature &&
-    ed25519Check(key.public_key, signature, ASCII.encode(`${parts[0]}.${parts[1]}`));
+  if (!signature) return false;
+  const held = ed25519Check(key.public_key, signature, ASCII.encode(`${parts[0]}.${parts[1]}`));
+  if (seen.length > MAX_HELD_CHARS) return held;
+  if (held === true) remember(seen);
+  else if (held !== false) held.then((ok) => ok && remember(seen), () => {});
+  return held;
+}
+
+/**
+ * Signatures that held, as the stored public key they held under and the whole token: whether an
+ * Ed25519 signature holds depends on those alone, so a token sent again (a client polling with one
+ * token, a deployment's every request) costs its check once. A key removed, revoked or replaced in
+ * the store is refused before this is consulted (or is another entry), and the token's times,
+ * audience and scopes are checked on every call. Only tokens that verified are kept (minting one
+ * takes an authorized private key), the least recently used going first past the bound.
+ */
+const heldBefore = new Set<string>();
+const MAX_HELD = 1024;
+/** A token longer than this (a minted token is a few hundred characters) is checked every time. */
+const MAX_HELD_CHARS = 4096;
+
+function remember(seen: string): void {
+  if (heldBefore.size >= MAX_HELD) heldBefore.delete(heldBefore.values().next().value!);
+  heldBefore.add(seen);
 }
 
 /**

@@ -527,3 +527,64 @@ Deno.test("signToken() refuses a ttl over the maximum, bad scopes and non-ed2551
   });
   assert.deepEqual(max.scopes, ["run", "read"]);
 });
+
+Deno.test("authenticate(): a token checked once is checked again against what the store holds now", async (t) => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/authorized_keys.json`;
+  const alice = await member(tmp.path, "alice", store, ["run"]);
+  const bob = await member(tmp.path, "bob", `${tmp.path}/other.json`, ["run"]);
+  const { token } = await signToken({ keyPath: alice.path, scopes: ["run"] });
+  // Accepted twice: the second time its signature is the one remembered.
+  assert.equal((await authenticate(`Bearer ${token}`, store, "run")).key_id, alice.key_id);
+  assert.equal((await authenticate(`Bearer ${token}`, store, "run")).key_id, alice.key_id);
+
+  await t.step(
+    "another signature over the same header and claims is checked, and refused",
+    async () => {
+      const [header, payload, signature] = token.split(".");
+      const flipped = signature!.slice(0, -2) + (signature!.endsWith("AA") ? "BA" : "AA");
+      await assert.rejects(
+        authenticate(`Bearer ${header}.${payload}.${flipped}`, store, "run"),
+        rejects401(/Invalid token signature/),
+      );
+    },
+  );
+
+  await t.step("its times are read again: past its exp it is refused", async () => {
+    const exp = JSON.parse(new TextDecoder().decode(
+      Uint8Array.fromBase64(token.split(".")[1]!, { alphabet: "base64url" }),
+    )).exp;
+    await assert.rejects(
+      authenticate(`Bearer ${token}`, store, "run", { now: exp + 1 }),
+      rejects401(/expired/),
+    );
+  });
+
+  await t.step("its scope is read again", async () => {
+    await assert.rejects(authenticate(`Bearer ${token}`, store, "read"), (e: unknown) => {
+      assert.ok(e instanceof FrameworkError && e.kind === "forbidden");
+      return true;
+    });
+  });
+
+  await t.step(
+    "the key id now naming another public key: the signature no longer holds",
+    async () => {
+      const doc = JSON.parse(await Deno.readTextFile(store));
+      doc.keys[0].public_key = bob.public_key;
+      await Deno.writeTextFile(store, JSON.stringify(doc));
+      await assert.rejects(
+        authenticate(`Bearer ${token}`, store, "run"),
+        rejects401(/Invalid token signature/),
+      );
+      doc.keys[0].public_key = alice.public_key;
+      await Deno.writeTextFile(store, JSON.stringify(doc));
+      assert.ok(await authenticate(`Bearer ${token}`, store, "run"));
+    },
+  );
+
+  await t.step("revoked, it is refused on the next call", async () => {
+    await revokeKey(store, alice.key_id);
+    await assert.rejects(authenticate(`Bearer ${token}`, store, "run"), rejects401(/revoked/));
+  });
+});
