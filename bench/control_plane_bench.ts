@@ -20,7 +20,7 @@ import { signToken } from "../lib/keys/tokens.ts";
 import { fmt, report } from "./measure.ts";
 import { frameworkFlags, startServer } from "./server_process.ts";
 import { seedRuns } from "./seed_runs.ts";
-import { interleaved, wrk } from "./wrk.ts";
+import { interleaved, type Target, wrk } from "./wrk.ts";
 import { benchTempDir } from "./temp_dirs.ts";
 
 const CONNECTIONS = [1, 16, 64];
@@ -28,6 +28,18 @@ const ROUNDS = 5;
 const SECONDS = 2;
 /** Tokens sent in turn for the first-sight figure: more than the verifier remembers (1,024). */
 const FIRST_SIGHT_TOKENS = 2_000;
+
+/** Loads the control plane and a bare server in turn, and prints the plane's figures beside. */
+async function versusBare(name: string, plane: Target, bare: Target, connections: number) {
+  const { a: p, b } = await interleaved(plane, bare, connections, ROUNDS, SECONDS);
+  report(name, {
+    rps: fmt(p.rps),
+    p50: fmt(p.p50_ms, " ms"),
+    p99: fmt(p.p99_ms, " ms"),
+    "vs bare": `${fmt(p.rps / b.rps, "x")} (bare ${fmt(b.rps)} rps, p99 ${fmt(b.p99_ms, " ms")})`,
+    ...(p.errors + b.errors ? { errors: String(p.errors + b.errors) } : {}),
+  });
+}
 
 /** Runs the benchmark. */
 export async function run(): Promise<void> {
@@ -57,22 +69,12 @@ export async function run(): Promise<void> {
         await wrk(bareUrl, 16, 1, headers);
         await wrk(base + path, 16, 1, headers);
         for (const c of CONNECTIONS) {
-          const { a: p, b } = await interleaved(
+          await versusBare(
+            `GET ${path}${path === "/stats" ? " (authenticated)" : ""}, ${c} conn.`,
             { url: base + path, headers },
             { url: bareUrl, headers },
             c,
-            ROUNDS,
-            SECONDS,
           );
-          report(`GET ${path}${path === "/stats" ? " (authenticated)" : ""}, ${c} conn.`, {
-            rps: fmt(p.rps),
-            p50: fmt(p.p50_ms, " ms"),
-            p99: fmt(p.p99_ms, " ms"),
-            "vs bare": `${fmt(p.rps / b.rps, "x")} (bare ${fmt(b.rps)} rps, p99 ${
-              fmt(b.p99_ms, " ms")
-            })`,
-            ...(p.errors + b.errors ? { errors: String(p.errors + b.errors) } : {}),
-          });
         }
       } finally {
         await bare.stop();
@@ -93,22 +95,12 @@ export async function run(): Promise<void> {
     const bare = await startServer("bare_auth_server.ts", [`${home}/body`, store], home);
     try {
       for (const c of CONNECTIONS) {
-        const { a: p, b } = await interleaved(
+        await versusBare(
+          `GET /stats, a token not seen before, ${c} conn.`,
           { url: `${base}/stats`, tokens },
           { url: `http://127.0.0.1:${bare.port}/`, tokens },
           c,
-          ROUNDS,
-          SECONDS,
         );
-        report(`GET /stats, a token not seen before, ${c} conn.`, {
-          rps: fmt(p.rps),
-          p50: fmt(p.p50_ms, " ms"),
-          p99: fmt(p.p99_ms, " ms"),
-          "vs bare": `${fmt(p.rps / b.rps, "x")} (bare ${fmt(b.rps)} rps, p99 ${
-            fmt(b.p99_ms, " ms")
-          })`,
-          ...(p.errors + b.errors ? { errors: String(p.errors + b.errors) } : {}),
-        });
       }
     } finally {
       await bare.stop();
