@@ -618,7 +618,19 @@ export function startThreadTurn<T>(
         // and this run holds it.
         storeThread(db, made);
         rememberHistory(threadId, made.turns, historyTurns, [], true);
-        return start([], { harness: turn.harness, turns: made.turns, viewer: null });
+        try {
+          return start([], { harness: turn.harness, turns: made.turns, viewer: null });
+        } catch (err) {
+          if (!isThreadMoved(err)) throw err;
+          // Stored while the run waited, and no longer as made (no other run can take a held
+          // thread's lock, nor delete it: a guard, not a path a message takes).
+          forgetThread(threadId);
+          throw new FrameworkError(
+            "conflict",
+            `Thread ${threadId} changed while its first message waited for a slot; send it again`,
+            { thread_id: threadId },
+          );
+        }
       }
       const row = threadRow(db, turn.harness, threadId, turn.viewer, true);
       const holder = heldByMe(row, runId) ? null : liveRunOf(db, row);

@@ -18,6 +18,10 @@ import {
   isUnknownThread,
   listThreads,
   lockThread,
+  type NewThread,
+  newThread,
+  startThreadTurn,
+  storeThread,
   threadHistory,
   threadTurns,
   unlockThread,
@@ -308,3 +312,49 @@ Deno.test("threads: a thread's run without a turn number is refused and nothing 
   });
   assert.equal(getThread(db, H, id, null).turns, 1);
 });
+
+for (const store of STORES) {
+  Deno.test(`threads: a new thread's first turn is recorded as made, and refused once it is not [${store}]`, async (t) => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const start = (made: NewThread, runId: string) =>
+      startThreadTurn(
+        db,
+        { harness: H, threadId: made.thread_id, runId, viewer: null, historyTurns: 20, made },
+        (_history, condition) => {
+          insertRun(db, {
+            run_id: runId,
+            harness_id: H.id,
+            harness_dir: H.dir,
+            input: "q1",
+            started_at: new Date().toISOString(),
+            spec_version: "v",
+            trace_path: `${H.dir}/.framework/traces/${runId}.jsonl`,
+            thread_id: made.thread_id,
+            ...(condition ? { thread_if: condition } : {}),
+          });
+        },
+      );
+
+    await t.step("stored with its first turn (number 1), held by its run", () => {
+      const runId = newRunId();
+      const made = newThread(H, "k_alice", {}, runId);
+      start(made, runId);
+      const thread = getThread(db, H, made.thread_id, null);
+      assert.deepEqual([thread.turns, thread.live_run_id], [1, runId]);
+      assert.deepEqual(threadTurns(db, made.thread_id).map((r) => r.run_id), [runId]);
+    });
+
+    await t.step("stored while its run waited, then changed: a conflict, nothing recorded", () => {
+      const runId = newRunId();
+      const made = newThread(H, "k_alice", {}, runId);
+      storeThread(db, made);
+      statement(db, "UPDATE threads SET turns = 1 WHERE thread_id = ?").run(made.thread_id);
+      assert.throws(
+        () => start(made, runId),
+        (e) => e instanceof FrameworkError && e.kind === "conflict" && /changed/.test(e.message),
+      );
+      assert.deepEqual(threadTurns(db, made.thread_id), []);
+    });
+  });
+}
