@@ -69,6 +69,11 @@ export function fmt(n: number, unit = ""): string {
   return `${Number(s).toLocaleString("en-US", { maximumFractionDigits: 3 })}${unit}`;
 }
 
+/** Formats a ratio to a thousandth (1.104x, not 1.1x: a target of "within 10 %" is read from it). */
+export function fmtRatio(n: number): string {
+  return `${n.toFixed(3)}x`;
+}
+
 /** Prints one result line. */
 export function report(name: string, figures: Record<string, string>): void {
   console.log(

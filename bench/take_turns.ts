@@ -7,7 +7,7 @@
  * @module
  */
 
-import { fmt, measure, report } from "./measure.ts";
+import { fmt, fmtRatio, measure, report } from "./measure.ts";
 
 /** How the variants are taken in turn. */
 export interface TurnsOptions {
@@ -90,9 +90,9 @@ export async function takeTurns(
       [`runs/s, ${clients} clients`]: fmt(f.looped),
       [`in batches of ${clients}`]: fmt(f.batched),
       ...(k === 0 ? {} : {
-        [`vs ${names[0]}`]: `${fmt(f.ms / first.ms)}x latency, ${
-          fmt(f.looped / first.looped)
-        }x throughput (${fmt(f.batched / first.batched)}x in batches)`,
+        [`vs ${names[0]}`]: `${fmtRatio(f.ms / first.ms)} latency, ${
+          fmtRatio(f.looped / first.looped)
+        } throughput (${fmtRatio(f.batched / first.batched)} in batches)`,
       }),
     });
   }

@@ -15,7 +15,7 @@ import { newRunId } from "../lib/ids.ts";
 import { setFrameworkHome } from "../lib/paths.ts";
 import { submitToThread } from "../lib/runs/threads.ts";
 import { createRunService } from "../lib/runs/service.ts";
-import { fmt, measure, report, summarize } from "./measure.ts";
+import { fmt, fmtRatio, measure, report, summarize } from "./measure.ts";
 import { startRunPlane } from "./run_plane.ts";
 import { takeTurns } from "./take_turns.ts";
 import { benchTempDir, runAlone } from "./temp_dirs.ts";
@@ -128,9 +128,9 @@ export async function run(): Promise<void> {
     report("turn of a thread with 20 earlier turns", {
       p50: fmt(inThread.p50_ms, " ms"),
       mean: fmt(inThread.mean_ms, " ms"),
-      "vs one-shot": `${fmt(inThread.p50_ms / one.p50_ms)}x p50, ${
-        fmt(inThread.mean_ms / one.mean_ms)
-      }x mean`,
+      "vs one-shot": `${fmtRatio(inThread.p50_ms / one.p50_ms)} p50, ${
+        fmtRatio(inThread.mean_ms / one.mean_ms)
+      } mean`,
     });
     await runs.close();
   } finally {
