@@ -201,9 +201,7 @@ export function createRunService(options: RunServiceOptions = {}): RunService {
           try {
             prepared = withOptions(prepared, await beforeLaunch?.(prepared, stop.signal));
             const { spec, dir } = prepared.loaded;
-            // The hive is opened for a spec that asks for approvals only (a run without them has
-            // no gate).
-            const approvals = spec.approvals && createApprovalGate({
+            const approvals = createApprovalGate({
               db: openHive(),
               harness: { id: spec.id, dir },
               spec,
