@@ -17,5 +17,5 @@ export const FRAMEWORK_RUN_FLAGS: readonly string[] = [
   "--allow-run",
   "--allow-sys",
   "--unstable-worker-options",
-  "--v8-flags=--heap-growing-percent=25,--max-semi-space-size=2",
+  "--v8-flags=--heap-growing-percent=25,--max-semi-space-size=8",
 ];

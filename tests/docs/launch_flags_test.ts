@@ -22,7 +22,7 @@ const tasks = (JSON.parse(config) as { tasks: Record<string, string> }).tasks;
 
 Deno.test("the framework task's flags are the install shim's, with the V8 memory flag", () => {
   const flags = frameworkTaskFlags(config);
-  assert.match(flags, /--v8-flags=--heap-growing-percent=25,--max-semi-space-size=2/);
+  assert.match(flags, /--v8-flags=--heap-growing-percent=25,--max-semi-space-size=8/);
   assert.match(flags, /--allow-read .*--unstable-worker-options/);
   assert.ok(flags.endsWith(" --quiet"));
   const shim = shimScript("/opt/fw", "/opt/deno/deno", "2.9.6", flags);
