@@ -2,7 +2,9 @@
  * The hive on PostgreSQL against SQLite, on a throwaway cluster (tests/helpers/postgres.ts):
  * - `POST /run` (a scripted model, so the hive and the journal are the work) with `wrk` at 16
  *   connections for one control-plane process on SQLite, one on PostgreSQL, and two processes on one
- *   PostgreSQL (8 connections each, at the same time: runs/s summed, the worse p99), medians of 3;
+ *   PostgreSQL (8 connections each, at the same time: runs/s summed, the worse p99), medians of 5
+ *   rounds the three take in turn (their servers all up, the order alternating), with the ratio of
+ *   two processes to one (target: at least 1.6×);
  *   beside them, where the CPU went per run (bench/process_cpu.ts: the control planes' main threads
  *   and their other threads, the PostgreSQL server's processes, wrk), how busy the machine's cores
  *   were (every process on them, other work included), and on PostgreSQL the bridge's waited round
@@ -33,8 +35,8 @@ import { benchTempDir } from "./temp_dirs.ts";
 import { cpuBetween, machineCpu, postgresPids, threadCpu } from "./process_cpu.ts";
 import type { BridgeCounts } from "../lib/pg/connection.ts";
 
-const ROUNDS = 3;
-const SECONDS = 5;
+const ROUNDS = 5;
+const SECONDS = 4;
 const CONNECTIONS = 16;
 const BODY = JSON.stringify({ input: "hello" });
 
@@ -67,45 +69,34 @@ export async function run(): Promise<void> {
     ["1 process, PostgreSQL", 1, { FRAMEWORK_HIVE_URL: await pg.createDatabase() }],
     ["2 processes, one PostgreSQL", 2, { FRAMEWORK_HIVE_URL: await pg.createDatabase() }],
   ];
-  for (const [name, n, env] of sides) {
-    const servers = await planes(n, env);
-    try {
-      await load(servers, headers, 1); // warm-up
-      const rounds: WrkResult[] = [];
-      const cpu = cpuProbe(servers, pg.dataDir);
-      for (let i = 0; i < ROUNDS; i++) rounds.push(await load(servers, headers, SECONDS));
-      const used = await cpu.stop(rounds.reduce((a, r) => a + (r.cpu_ms ?? 0), 0));
-      const runs = rounds.reduce((a, r) => a + r.rps * SECONDS, 0);
-      const perRun = (ms: number) => fmt(ms / runs, " ms");
-      report(`POST /run, ${CONNECTIONS} conn., ${name}`, {
-        "runs/s": fmt(median(rounds.map((r) => r.rps))),
-        p50: fmt(median(rounds.map((r) => r.p50_ms)), " ms"),
-        p99: fmt(median(rounds.map((r) => r.p99_ms)), " ms"),
-        ...(rounds.some((r) => r.errors)
-          ? { errors: String(rounds.reduce((a, r) => a + r.errors, 0)) }
-          : {}),
-      });
-      report(`  CPU per run, ${name}`, {
-        all: perRun(used.main + used.other + used.postgres + used.wrk),
-        "plane main": perRun(used.main),
-        "plane other threads": perRun(used.other),
-        postgres: perRun(used.postgres),
-        wrk: perRun(used.wrk),
-      });
-      report(`  cores busy (of ${navigator.hardwareConcurrency}), ${name}`, {
-        ours: fmt((used.main + used.other + used.postgres + used.wrk) / used.wallMs),
-        "whole machine": fmt(used.machineBusyMs / used.wallMs),
-        ...(env.FRAMEWORK_HIVE_URL
-          ? {
-            "waited calls/run": fmt(used.calls / runs),
-            "main blocked/run": perRun(used.waitMs),
-            "main thread busy": `${fmt((used.main + used.waitMs) / used.wallMs / n * 100)} %`,
-          }
-          : {}),
-      });
-    } finally {
-      for (const s of servers) await s.stop();
+  // Every side's servers are up from the start and the sides take turns round by round, the order
+  // alternating, so the drift of the shared machine falls on all alike (a side waiting its turn is
+  // idle); the ratios are of medians measured in the same minutes.
+  const started: ServerProcess[][] = [];
+  try {
+    for (const [, n, env] of sides) started.push(await planes(n, env));
+    const rounds: WrkResult[][] = sides.map(() => []);
+    const used: CpuUsed[][] = sides.map(() => []);
+    for (const servers of started) await load(servers, headers, 1); // warm-up
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = [...sides.keys()];
+      for (const k of i % 2 ? order.reverse() : order) {
+        const cpu = cpuProbe(started[k]!, pg.dataDir);
+        const round = await load(started[k]!, headers, SECONDS);
+        rounds[k]!.push(round);
+        used[k]!.push(await cpu.stop(round.cpu_ms ?? 0));
+      }
     }
+    for (const [k, [name, n, env]] of sides.entries()) {
+      reportSide(name, n, !!env.FRAMEWORK_HIVE_URL, rounds[k]!, sumUsed(used[k]!));
+    }
+    const rate = (k: number) => median(rounds[k]!.map((r) => r.rps));
+    report("PostgreSQL: 2 processes vs 1 (runs/s, medians of the same rounds)", {
+      ratio: `${fmt(rate(2) / rate(1))}x`,
+    });
+    report("1 process: PostgreSQL vs SQLite (runs/s)", { ratio: `${fmt(rate(1) / rate(0))}x` });
+  } finally {
+    for (const servers of started) for (const s of servers) await s.stop();
   }
 
   roundTrips(await pg.createDatabase(), pg.dataDir);
@@ -198,6 +189,60 @@ function roundTrips(url: string, pgData: string): void {
   } finally {
     db.close();
   }
+}
+
+/** Prints one side's runs per second, where its CPU went, and how busy the cores were. */
+function reportSide(
+  name: string,
+  n: number,
+  onPg: boolean,
+  rounds: WrkResult[],
+  used: CpuUsed,
+): void {
+  const runs = rounds.reduce((a, r) => a + r.rps * SECONDS, 0);
+  const perRun = (ms: number) => fmt(ms / runs, " ms");
+  report(`POST /run, ${CONNECTIONS} conn., ${name}`, {
+    "runs/s": fmt(median(rounds.map((r) => r.rps))),
+    p50: fmt(median(rounds.map((r) => r.p50_ms)), " ms"),
+    p99: fmt(median(rounds.map((r) => r.p99_ms)), " ms"),
+    ...(rounds.some((r) => r.errors)
+      ? { errors: String(rounds.reduce((a, r) => a + r.errors, 0)) }
+      : {}),
+  });
+  report(`  CPU per run, ${name}`, {
+    all: perRun(used.main + used.other + used.postgres + used.wrk),
+    "plane main": perRun(used.main),
+    "plane other threads": perRun(used.other),
+    postgres: perRun(used.postgres),
+    wrk: perRun(used.wrk),
+  });
+  report(`  cores busy (of ${navigator.hardwareConcurrency}), ${name}`, {
+    ours: fmt((used.main + used.other + used.postgres + used.wrk) / used.wallMs),
+    "whole machine": fmt(used.machineBusyMs / used.wallMs),
+    ...(onPg
+      ? {
+        "waited calls/run": fmt(used.calls / runs),
+        "main blocked/run": perRun(used.waitMs),
+        "main thread busy": `${fmt((used.main + used.waitMs) / used.wallMs / n * 100)} %`,
+      }
+      : {}),
+  });
+}
+
+/** The CPU of a side's rounds, added up. */
+function sumUsed(each: CpuUsed[]): CpuUsed {
+  const total: CpuUsed = {
+    main: 0,
+    other: 0,
+    postgres: 0,
+    wrk: 0,
+    machineBusyMs: 0,
+    wallMs: 0,
+    calls: 0,
+    waitMs: 0,
+  };
+  for (const u of each) for (const k of Object.keys(total) as (keyof CpuUsed)[]) total[k] += u[k];
+  return total;
 }
 
 /** `wrk` against every server at once, the connections shared out: runs/s summed, the worse p99. */
