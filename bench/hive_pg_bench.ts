@@ -30,7 +30,7 @@ import { startTestCluster } from "../tests/helpers/postgres.ts";
 import { fmt, report } from "./measure.ts";
 import { frameworkFlags, type ServerProcess, startServer } from "./server_process.ts";
 import { checkSeededAggregates, seedRunsPg } from "./seed_runs_pg.ts";
-import { median, wrk, type WrkResult } from "./wrk.ts";
+import { median, quietMachine, wrk, type WrkResult } from "./wrk.ts";
 import { benchTempDir } from "./temp_dirs.ts";
 import { cpuBetween, machineCpu, postgresPids, threadCpu } from "./process_cpu.ts";
 import type { BridgeCounts } from "../lib/pg/connection.ts";
@@ -81,6 +81,9 @@ export async function run(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       const order = [...sides.keys()];
       for (const k of i % 2 ? order.reverse() : order) {
+        // The side before may still be working off its requests in flight: as interleavedAll does,
+        // each side's round starts once the machine is quiet again, so it is measured alone.
+        await quietMachine();
         const cpu = cpuProbe(started[k]!, pg.dataDir);
         const round = await load(started[k]!, headers, SECONDS);
         rounds[k]!.push(round);
