@@ -125,6 +125,19 @@ export function insertRun(
     return;
   }
   const cond = r.thread_if;
+  if (cond?.first) {
+    // A new thread's first turn: numbered 1 with nothing read. The thread is stored after this row,
+    // in the same transaction, already counting it (lib/hive/threads.ts); the trigger that counts a
+    // turn finds no thread to update yet (or, for a thread stored while its first run waited for a
+    // slot, counts this one as it does every turn).
+    statement(
+      db,
+      `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
+       VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+    ).run(...args, r.thread_id, r.input);
+    turnStarted(r.run_id, r.thread_id, 1, r.input);
+    return;
+  }
   const row = !cond
     ? statement(
       db,
@@ -167,6 +180,11 @@ export interface TurnCondition {
   turns: number;
   /** Who asks: its owner, or null for anyone. */
   viewer: string | null;
+  /**
+   * The turn is the first of a thread made with its run (turns 0, held by it), whose row the caller
+   * stores after the run's, in the same transaction: nothing is read, and the turn is number 1.
+   */
+  first?: true;
 }
 
 /**

@@ -184,8 +184,8 @@ export function storeThread(db: Hive, thread: NewThread): void {
   statement(
     db,
     `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
-       live_run_id, live_pid, live_start)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+       turns, live_run_id, live_pid, live_start)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   ).run(
     thread.thread_id,
     thread.harness_id,
@@ -194,6 +194,7 @@ export function storeThread(db: Hive, thread: NewThread): void {
     thread.metadata,
     thread.created_at,
     thread.updated_at,
+    thread.turns,
     thread.live_run_id,
     thread.live_pid,
     thread.live_start,
@@ -559,10 +560,13 @@ export interface TurnStart {
   /** How many earlier turns the run is given (`limits.thread_history_turns`). */
   historyTurns: number;
   /**
-   * The thread, when it is new ({@link newThread}, made held by this run): stored first unless it was
-   * already (while the run waited), with no turns to read and no lock to check.
+   * The thread, when it is new ({@link newThread}, made held by this run): stored with the run's
+   * start (after its row, counting it) unless it was already, with no turns to read and no lock to
+   * check.
    */
   made?: NewThread;
+  /** Whether the new thread was stored already (while its run waited for a slot). */
+  stored?: boolean;
 }
 
 /**
@@ -582,7 +586,8 @@ export interface TurnStart {
  * @param turn The thread, the run, who asks, and how much history.
  * @param start Records and launches the run (synchronous), given the thread's earlier turns, and
  *   the condition its record is made on (none: in this transaction, the thread checked; a new
- *   thread's: none of its turns, and held by this run).
+ *   thread's: its first turn, the thread stored after it, or, stored while the run waited, none of
+ *   its turns and held by this run).
  * @returns What `start` returns.
  * @throws {@link threadBusy} while another run holds the thread; `not_found` for a thread the viewer
  *   may not see (or one deleted).
@@ -612,10 +617,23 @@ export function startThreadTurn<T>(
   }
   try {
     return inTransaction(db, () => {
+      if (made && !turn.stored) {
+        // A new thread is made held by this run, and stored after its first turn's row, already
+        // counting it: the turn is recorded with nothing read, and the thread's row written once
+        // (not stored, read back by the turn's number and updated by the trigger that counts it).
+        rememberHistory(threadId, made.turns, historyTurns, [], true);
+        const out = start([], {
+          harness: turn.harness,
+          turns: made.turns,
+          viewer: null,
+          first: true,
+        });
+        storeThread(db, { ...made, turns: made.turns + 1 });
+        return out;
+      }
       if (made) {
-        // A new thread is made held by this run: stored now, or already while the run waited. Its
-        // first turn is recorded as a known thread's is (its number not read back): it has no turns
-        // and this run holds it.
+        // Stored while the run waited for a slot: its first turn is recorded as a known thread's is
+        // (its number not read back): it has no turns and this run holds it.
         storeThread(db, made);
         rememberHistory(threadId, made.turns, historyTurns, [], true);
         try {

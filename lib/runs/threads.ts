@@ -441,6 +441,8 @@ export async function startThread(
   const threadId = made.thread_id;
   // A first message refused after its run was queued: that run never starts.
   let refused: unknown;
+  // Stored while its run waits for a slot (else with the run's start).
+  let stored = false;
   // A message whose run cannot be submitted leaves no thread behind: none is stored before.
   const submission = await submitTurn(db, runs, target, threadId, request, {
     ...options,
@@ -451,7 +453,7 @@ export async function startThread(
       if (refused !== undefined) throw refused;
       return startThreadTurn(
         db,
-        { ...turnStart(harness, threadId, runId, null, prepared), made },
+        { ...turnStart(harness, threadId, runId, null, prepared), made, stored },
         (_, condition) => launch(condition ? { threadIf: condition } : {}),
       );
     },
@@ -460,6 +462,7 @@ export async function startThread(
     // Waiting for a slot: stored now, so it can be read (and is busy) while the run waits.
     try {
       storeThread(db, made);
+      stored = true;
     } catch (err) {
       refused = err;
       throw err;

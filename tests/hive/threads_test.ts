@@ -317,10 +317,18 @@ for (const store of STORES) {
   Deno.test(`threads: a new thread's first turn is recorded as made, and refused once it is not [${store}]`, async (t) => {
     await using _home = await storeHome(store);
     const db = openHive();
-    const start = (made: NewThread, runId: string) =>
+    const start = (made: NewThread, runId: string, stored = false) =>
       startThreadTurn(
         db,
-        { harness: H, threadId: made.thread_id, runId, viewer: null, historyTurns: 20, made },
+        {
+          harness: H,
+          threadId: made.thread_id,
+          runId,
+          viewer: null,
+          historyTurns: 20,
+          made,
+          stored,
+        },
         (_history, condition) => {
           insertRun(db, {
             run_id: runId,
@@ -343,7 +351,47 @@ for (const store of STORES) {
       const thread = getThread(db, H, made.thread_id, null);
       assert.deepEqual([thread.turns, thread.live_run_id], [1, runId]);
       assert.deepEqual(threadTurns(db, made.thread_id).map((r) => r.run_id), [runId]);
+      assert.deepEqual([thread.created_at, thread.metadata], [made.created_at, {}]);
     });
+
+    await t.step("stored while its run waited, as made: its first turn counted once", () => {
+      const runId = newRunId();
+      const made = newThread(H, "k_alice", {}, runId);
+      storeThread(db, made);
+      start(made, runId, true);
+      const thread = getThread(db, H, made.thread_id, null);
+      assert.deepEqual([thread.turns, thread.live_run_id], [1, runId]);
+      assert.deepEqual(threadTurns(db, made.thread_id).map((r) => r.run_id), [runId]);
+    });
+
+    await t.step(
+      "a start that fails after its record leaves neither the run nor the thread",
+      () => {
+        const runId = newRunId();
+        const made = newThread(H, "k_alice", {}, runId);
+        assert.throws(() =>
+          startThreadTurn(
+            db,
+            { harness: H, threadId: made.thread_id, runId, viewer: null, historyTurns: 20, made },
+            (_history, condition) => {
+              insertRun(db, {
+                run_id: runId,
+                harness_id: H.id,
+                harness_dir: H.dir,
+                input: "q1",
+                started_at: new Date().toISOString(),
+                spec_version: "v",
+                trace_path: `${H.dir}/.framework/traces/${runId}.jsonl`,
+                thread_id: made.thread_id,
+                ...(condition ? { thread_if: condition } : {}),
+              });
+              throw new Error("the launch failed");
+            },
+          ), /the launch failed/);
+        assert.throws(() => getThread(db, H, made.thread_id, null), /Unknown thread/);
+        assert.deepEqual(threadTurns(db, made.thread_id), []);
+      },
+    );
 
     await t.step("stored while its run waited, then changed: a conflict, nothing recorded", () => {
       const runId = newRunId();
@@ -351,7 +399,7 @@ for (const store of STORES) {
       storeThread(db, made);
       statement(db, "UPDATE threads SET turns = 1 WHERE thread_id = ?").run(made.thread_id);
       assert.throws(
-        () => start(made, runId),
+        () => start(made, runId, true),
         (e) => e instanceof FrameworkError && e.kind === "conflict" && /changed/.test(e.message),
       );
       assert.deepEqual(threadTurns(db, made.thread_id), []);
