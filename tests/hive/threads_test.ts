@@ -317,7 +317,8 @@ for (const store of STORES) {
   Deno.test(`threads: a new thread's first turn is recorded as made, and refused once it is not [${store}]`, async (t) => {
     await using _home = await storeHome(store);
     const db = openHive();
-    const start = (made: NewThread, runId: string, stored = false) =>
+    // The launch records the run, then fails when asked to (after its record).
+    const start = (made: NewThread, runId: string, stored = false, launchFails = false) =>
       startThreadTurn(
         db,
         {
@@ -341,6 +342,7 @@ for (const store of STORES) {
             thread_id: made.thread_id,
             ...(condition ? { thread_if: condition } : {}),
           });
+          if (launchFails) throw new Error("the launch failed");
         },
       );
 
@@ -369,25 +371,7 @@ for (const store of STORES) {
       () => {
         const runId = newRunId();
         const made = newThread(H, "k_alice", {}, runId);
-        assert.throws(() =>
-          startThreadTurn(
-            db,
-            { harness: H, threadId: made.thread_id, runId, viewer: null, historyTurns: 20, made },
-            (_history, condition) => {
-              insertRun(db, {
-                run_id: runId,
-                harness_id: H.id,
-                harness_dir: H.dir,
-                input: "q1",
-                started_at: new Date().toISOString(),
-                spec_version: "v",
-                trace_path: `${H.dir}/.framework/traces/${runId}.jsonl`,
-                thread_id: made.thread_id,
-                ...(condition ? { thread_if: condition } : {}),
-              });
-              throw new Error("the launch failed");
-            },
-          ), /the launch failed/);
+        assert.throws(() => start(made, runId, false, true), /the launch failed/);
         assert.throws(() => getThread(db, H, made.thread_id, null), /Unknown thread/);
         assert.deepEqual(threadTurns(db, made.thread_id), []);
       },
