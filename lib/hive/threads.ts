@@ -617,25 +617,25 @@ export function startThreadTurn<T>(
   }
   try {
     return inTransaction(db, () => {
-      if (made && !turn.stored) {
-        // A new thread is made held by this run, and stored after its first turn's row, already
-        // counting it: the turn is recorded with nothing read, and the thread's row written once
-        // (not stored, read back by the turn's number and updated by the trigger that counts it).
-        rememberHistory(threadId, made.turns, historyTurns, [], true);
-        const out = start([], {
-          harness: turn.harness,
-          turns: made.turns,
-          viewer: null,
-          first: true,
-        });
-        storeThread(db, { ...made, turns: made.turns + 1 });
-        return out;
-      }
       if (made) {
-        // Stored while the run waited for a slot: its first turn is recorded as a known thread's is
-        // (its number not read back): it has no turns and this run holds it.
-        storeThread(db, made);
+        // A new thread is made held by this run: it has no turns to read and no lock to check.
         rememberHistory(threadId, made.turns, historyTurns, [], true);
+        if (!turn.stored) {
+          // Stored after its first turn's row, already counting it: the turn is recorded with
+          // nothing read, and the thread's row written once (not stored, read back by the turn's
+          // number and updated by the trigger that counts it).
+          const out = start([], {
+            harness: turn.harness,
+            turns: made.turns,
+            viewer: null,
+            first: true,
+          });
+          storeThread(db, { ...made, turns: made.turns + 1 });
+          return out;
+        }
+        // Stored while the run waited for a slot: its first turn is recorded as a known thread's is
+        // (its number not read back), on the condition that it has no turns and this run holds it.
+        storeThread(db, made);
         try {
           return start([], { harness: turn.harness, turns: made.turns, viewer: null });
         } catch (err) {
