@@ -400,16 +400,44 @@ function makeListText(
   }
   for (; next < list.items.length; next++) {
     const item = list.items[next]!;
-    const itemText = plainText(item, redaction, depth + 1);
-    // An item that cannot be journaled as it is, or that the walk changes (a repaired or redacted
-    // string): the array is walked item by item, each then getting a copy of its own.
-    if (itemText === undefined || !sameAs(made, item)) return undefined;
+    // A message of strings alone, with nothing redacted (a thread's earlier turn): written as it is.
+    let itemText = redaction === undefined ? stringsText(item) : undefined;
+    if (itemText === undefined) {
+      itemText = plainText(item, redaction, depth + 1);
+      // An item that cannot be journaled as it is, or that the walk changes (a repaired or redacted
+      // string): the array is walked item by item, each then getting a copy of its own.
+      if (itemText === undefined || !sameAs(made, item)) return undefined;
+    }
     text += (next ? "," : "") + itemText;
     ends.push(text.length);
   }
   list.after = undefined;
   list.made = { redaction, text, ends };
   return list.made;
+}
+
+/**
+ * The canonical text of a plain object whose values are all well-formed strings (a thread's earlier
+ * message), as {@link plainText} makes it with nothing redacted, but without the copy and the kept
+ * text it makes: such an object is journaled unchanged, so it is its own copy. Undefined for
+ * anything else (the walk decides).
+ */
+function stringsText(item: object): string | undefined {
+  if (!isPlainObject(item)) return undefined;
+  const keys = Object.keys(item);
+  const texts: string[] = [];
+  for (const k of keys) {
+    const v = item[k];
+    if (typeof v !== "string" || !v.isWellFormed() || !k.isWellFormed()) return undefined;
+    texts.push(JSON.stringify(v));
+  }
+  const order = keyOrder(keys);
+  let out = "{";
+  for (let i = 0; i < order.length; i++) {
+    const j = order[i]!;
+    out += (i ? ',"' : '"') + jsonKey(keys[j]!) + '":' + texts[j];
+  }
+  return out + "}";
 }
 
 /** Whether a plain copy has the same values as the object it was made of (one level deep). */

@@ -221,6 +221,32 @@ Deno.test("journalPayload: items journaled together take their text from the lis
   check({ append: [...wrong] });
 });
 
+Deno.test("journalPayload: items of strings alone, made together with nothing redacted, journal as the definition", () => {
+  const item = (value: Record<string, unknown>) => freezeForJournal(value);
+  // Items a list's text is made of without the walk (strings alone), and items the walk decides (a
+  // lone surrogate it repairs, a number, a nested object, keys to escape or put in order).
+  const items = [
+    item({ role: "user", content: 'quote " backslash \\ nl \n tab \t nul \u0000 del \u007f' }),
+    item({ role: "assistant", content: "é \u{1f600} \u2028 </script>" }),
+    item({ z: "last", a: "first", "é": "accent", A: "upper", "10": "ten", "9": "nine" }),
+    item({ 'q"k': "quoted key", "c\nk": "newline key", "\u0001": "control key" }),
+    item({ role: "user", content: "a\ud800b" }),
+    item({ role: "user", content: "ok", turn: 3 }),
+    item({ role: "tool", content: "x", meta: { b: "2", a: "1" } }),
+    item({}),
+  ];
+  for (let from = 0; from < items.length; from++) {
+    const list = [...items.slice(from), ...items.slice(0, from)];
+    journalTogether(list);
+    prepareJournalList(list, undefined);
+    const value = { append: [...list, { role: "user", content: "next" }] };
+    const got = journalPayload(value, undefined);
+    const want = reference(value);
+    assert.equal(got.json, want.json);
+    assert.deepEqual(got.payload, want.payload);
+  }
+});
+
 /**
  * Turns whose messages' walks are seen: the journal's walk reads each object's hidden slot (a symbol
  * key), which neither the identity check of a list nor a spread copy does.
