@@ -6,6 +6,7 @@
  * @module
  */
 
+import { type FrozenSlot, frozenSlot } from "../frozen_slot.ts";
 import { setOwn } from "../own.ts";
 import { REDACTED, type Redaction, redactsField, redactText } from "./redact.ts";
 
@@ -248,11 +249,11 @@ interface FrozenText {
 /** The text and copy of each frozen object walked that has no slot of its own. */
 const frozenTexts = new WeakMap<object, FrozenText>();
 
-/** Where an object frozen by {@link freezeForJournal} keeps its text: a hidden, symbol-keyed slot. */
-const TEXT_SLOT = Symbol("journal text");
-
-/** What the slot holds: the object's own text, and the list it is the first item of. */
-interface Slot {
+/**
+ * What the journal keeps in a frozen value's slot (lib/frozen_slot.ts: a value frozen by
+ * `freezeWithSlot`): the value's own text, and the list it is the first item of.
+ */
+interface Slot extends FrozenSlot {
   memo?: FrozenText;
   list?: JournalList;
 }
@@ -274,37 +275,20 @@ interface ListText {
 }
 
 /**
- * Freezes plain data to be journaled many times (each of a thread's earlier messages, given to
- * every run of the thread), with a hidden slot where the journal keeps its text once walked: found
- * with the object itself rather than looked up in a table. The slot is symbol-keyed and not
- * enumerable: `Object.keys`, `JSON.stringify` and a spread never see it.
+ * Marks items frozen by `freezeWithSlot` (lib/frozen_slot.ts) as journaled together, at the start
+ * of arrays (the history each run of a thread is given, then its own messages). Their text is made
+ * once, and when they are the items of the list `after` names, less its first `dropped`, with some
+ * added (the thread's next turn), it is made from that list's text: the history's older items are
+ * not read again. A journaled array that starts with exactly these items (the same objects) takes
+ * their text; anything else is walked item by item as before.
  *
  * @example
  * ```ts
- * const m = freezeForJournal({ role: "user", content: "Hi" });
- * journalPayload({ append: [m] }, undefined).json; // '{"append":[{"content":"Hi","role":"user"}]}'
- * ```
- * @param value The object (not frozen yet).
- * @returns It, frozen.
- */
-export function freezeForJournal<T extends object>(value: T): Readonly<T> {
-  Object.defineProperty(value, TEXT_SLOT, { value: {} });
-  return Object.freeze(value);
-}
-
-/**
- * Marks items made by {@link freezeForJournal} as journaled together, at the start of arrays (the
- * history each run of a thread is given, then its own messages). Their text is made once, and when
- * they are the items of the list `after` names, less its first `dropped`, with some added (the
- * thread's next turn), it is made from that list's text: the history's older items are not read
- * again. A journaled array that starts with exactly these items (the same objects) takes their text;
- * anything else is walked item by item as before.
+ * import { freezeWithSlot } from "../frozen_slot.ts";
  *
- * @example
- * ```ts
  * const turn = (q: string, a: string) => [
- *   freezeForJournal({ role: "user", content: q }),
- *   freezeForJournal({ role: "assistant", content: a }),
+ *   freezeWithSlot({ role: "user", content: q }),
+ *   freezeWithSlot({ role: "assistant", content: a }),
  * ];
  * const first = [...turn("q1", "a1"), ...turn("q2", "a2")];
  * journalTogether(first);
@@ -341,7 +325,9 @@ export function journalTogether(
  *
  * @example
  * ```ts
- * const history = [freezeForJournal({ role: "user", content: "Hi" })];
+ * import { freezeWithSlot } from "../frozen_slot.ts";
+ *
+ * const history = [freezeWithSlot({ role: "user", content: "Hi" })];
  * journalTogether(history);
  * prepareJournalList(history, undefined);
  * journalPayload({ append: [...history] }, undefined).json; // the text made above, not walked again
@@ -358,9 +344,7 @@ export function prepareJournalList(
 }
 
 function slotOf(item: unknown): Slot | undefined {
-  return item !== null && typeof item === "object"
-    ? (item as { [TEXT_SLOT]?: Slot })[TEXT_SLOT]
-    : undefined;
+  return frozenSlot(item) as Slot | undefined;
 }
 
 /**

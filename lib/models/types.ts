@@ -5,6 +5,8 @@
  * @module
  */
 
+import { frozenSlot } from "../frozen_slot.ts";
+
 /** A tool call the model asked for. */
 export interface ToolCall {
   id: string;
@@ -106,7 +108,8 @@ export function estimateTokens(text: string): number {
 /**
  * Estimates the tokens of a request's system prompt and messages, as {@link estimateTokens} of the
  * system text followed by the messages' JSON, without making that text: a frozen message of plain
- * values (a thread's earlier turn, sent again with each of its turns) has its JSON length found once.
+ * values (a thread's earlier turn, sent again with each model call of each of its turns) has its
+ * JSON length found once, and kept in its slot when it has one (lib/frozen_slot.ts).
  *
  * @example
  * ```ts
@@ -124,15 +127,18 @@ export function estimateRequestTokens(system: string, messages: readonly Message
   return Math.ceil(length / 4);
 }
 
-/** The JSON lengths of frozen messages whose values are all plain (nothing in them can change). */
+/** The JSON lengths of frozen messages whose values are all plain and that have no slot. */
 const frozenLengths = new WeakMap<object, number>();
 
 function jsonLength(m: Message): number {
-  const known = frozenLengths.get(m);
+  // Found in the message itself (a thread's history: lib/frozen_slot.ts), else in the table.
+  const slot = frozenSlot(m);
+  const known = slot ? slot.jsonLength : frozenLengths.get(m);
   if (known !== undefined) return known;
   const length = (JSON.stringify(m) ?? "null").length;
   if (Object.isFrozen(m) && Object.values(m).every((v) => v === null || typeof v !== "object")) {
-    frozenLengths.set(m, length);
+    if (slot) slot.jsonLength = length;
+    else frozenLengths.set(m, length);
   }
   return length;
 }

@@ -31,7 +31,8 @@ import {
   unlockThread,
 } from "../hive/threads.ts";
 import { newRunId } from "../ids.ts";
-import { freezeForJournal, journalTogether, prepareJournalList } from "../journal/payload.ts";
+import { freezeWithSlot } from "../frozen_slot.ts";
+import { journalTogether, prepareJournalList } from "../journal/payload.ts";
 import { compileRedaction } from "../journal/redact.ts";
 import type { Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
@@ -316,8 +317,8 @@ function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): read
     }
     k = -1;
     messages.push(
-      freezeForJournal({ role: "user", content: turn.input }),
-      freezeForJournal({ role: "assistant", content: turn.output }),
+      freezeWithSlot({ role: "user", content: turn.input }),
+      freezeWithSlot({ role: "assistant", content: turn.output }),
     );
   }
   // Journaled together (the run's first model call), their text made from the last run's.

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import canonicalize from "canonicalize";
-import {
-  freezeForJournal,
-  journalPayload,
-  journalTogether,
-  prepareJournalList,
-} from "../../lib/journal/payload.ts";
+import { freezeWithSlot } from "../../lib/frozen_slot.ts";
+import { journalPayload, journalTogether, prepareJournalList } from "../../lib/journal/payload.ts";
 import { compileRedaction, makeRedactor, REDACTED } from "../../lib/journal/redact.ts";
 
 /** The definition, written the long way: plain JSON, then repaired strings and keys, then redacted. */
@@ -178,8 +174,8 @@ Deno.test("journalPayload: a frozen object of plain values is walked once per re
 
 Deno.test("journalPayload: items journaled together take their text from the list they follow, and journal as the definition", () => {
   const turn = (q: string, a: string) => [
-    freezeForJournal({ role: "user", content: q }),
-    freezeForJournal({ role: "assistant", content: a }),
+    freezeWithSlot({ role: "user", content: q }),
+    freezeWithSlot({ role: "assistant", content: a }),
   ];
   const check = (value: unknown, r?: { patterns: string[] }) => {
     const got = journalPayload(value, r && compileRedaction(r));
@@ -222,7 +218,7 @@ Deno.test("journalPayload: items journaled together take their text from the lis
 });
 
 Deno.test("journalPayload: items of strings alone, made together with nothing redacted, journal as the definition", () => {
-  const item = (value: Record<string, unknown>) => freezeForJournal(value);
+  const item = (value: Record<string, unknown>) => freezeWithSlot(value);
   // Items a list's text is made of without the walk (strings alone), and items the walk decides (a
   // lone surrogate it repairs, a number, a nested object, keys to escape or put in order).
   const items = [
@@ -261,8 +257,8 @@ function watchedTurns() {
       },
     });
   const turn = (q: string, a: string) => [
-    freezeForJournal(seen({ role: "user", content: q })),
-    freezeForJournal(seen({ role: "assistant", content: a })),
+    freezeWithSlot(seen({ role: "user", content: q })),
+    freezeWithSlot(seen({ role: "assistant", content: a })),
   ];
   return { count, turn };
 }

@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { freezeWithSlot, frozenSlot } from "../../lib/frozen_slot.ts";
 import { estimateRequestTokens, estimateTokens, type Message } from "../../lib/models/types.ts";
 
 const definition = (system: string, messages: Message[]) =>
@@ -48,4 +49,46 @@ Deno.test("estimateRequestTokens: a message that can change is measured each tim
   estimateRequestTokens("", [open]);
   open.content = "a".repeat(400);
   assert.equal(estimateRequestTokens("", [open]), definition("", [open]));
+});
+
+Deno.test("estimateRequestTokens: frozen messages a request starts with are summed once, whatever follows them", () => {
+  const frozen = (role: "user" | "assistant", content: string) =>
+    Object.freeze({ role, content }) as Message;
+  const turn = (i: number) => [frozen("user", `q${i} "quoted"`), frozen("assistant", `a${i}\n`)];
+  let history = [...turn(1), ...turn(2), ...turn(3)];
+  const check = (messages: Message[]) =>
+    assert.equal(estimateRequestTokens("sys", messages), definition("sys", messages));
+  for (let i = 4; i < 10; i++) {
+    // A run's model calls: its history, then its own messages, more of them each call.
+    const own: Message[] = [{ role: "user", content: `q${i}` }];
+    check([...history, ...own]);
+    own.push({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "c", name: "t", arguments: {} }],
+    });
+    check([...history, ...own]);
+    check([...history]);
+    // The same first message, then other messages: not the sum kept for it.
+    check([history[0]!, { role: "user", content: "other ".repeat(i) }]);
+    check([history[0]!, ...history.slice(2)]);
+    check([...history.slice(0, 3)]);
+    check([history[0]!]);
+    // The next turn's history: the oldest turn dropped, the newest added.
+    history = [...history.slice(2), ...turn(i)];
+  }
+});
+
+Deno.test("estimateRequestTokens: a message frozen with a slot keeps its length there, unless it can change", () => {
+  const plain = freezeWithSlot({ role: "user", content: 'a "quoted" answer' }) as Message;
+  assert.equal(estimateRequestTokens("s", [plain]), definition("s", [plain]));
+  assert.equal(frozenSlot(plain)!.jsonLength, JSON.stringify(plain).length);
+  assert.equal(estimateRequestTokens("s", [plain, plain]), definition("s", [plain, plain]));
+  // Holding an object that can change: measured each time, nothing kept.
+  const parts = [{ type: "text", text: "short" }];
+  const holding = freezeWithSlot({ role: "user", content: parts }) as unknown as Message;
+  assert.equal(estimateRequestTokens("", [holding]), definition("", [holding]));
+  parts[0]!.text = "longer ".repeat(50);
+  assert.equal(estimateRequestTokens("", [holding]), definition("", [holding]));
+  assert.equal(frozenSlot(holding)!.jsonLength, undefined);
 });

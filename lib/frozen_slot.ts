@@ -1,0 +1,53 @@
+/**
+ * Plain data frozen to be read many times (a thread's earlier messages, given to every run of the
+ * thread and to each model call of the run), with a hidden slot where each reader keeps what it found
+ * out about the value once: the journal its text (lib/journal/payload.ts), the token estimate its
+ * JSON length (lib/models/types.ts). The slot is a symbol-keyed, non-enumerable property holding a
+ * mutable object: `Object.keys`, `JSON.stringify` and a spread never see it, and it is found by
+ * reading a property of the value, not by a lookup in a table.
+ *
+ * @module
+ */
+
+const SLOT = Symbol("frozen slot");
+
+/** What readers keep in a frozen value's slot, each under a key of its own. */
+export interface FrozenSlot {
+  /** The value's JSON length, when nothing in it can change (the token estimate's). */
+  jsonLength?: number;
+}
+
+/**
+ * Freezes a value with an empty slot.
+ *
+ * @example
+ * ```ts
+ * const m = freezeWithSlot({ role: "user", content: "Hi" });
+ * Object.isFrozen(m); // true
+ * JSON.stringify(m); // '{"role":"user","content":"Hi"}'
+ * ```
+ * @param value The value (not frozen yet).
+ * @returns It, frozen.
+ */
+export function freezeWithSlot<T extends object>(value: T): Readonly<T> {
+  Object.defineProperty(value, SLOT, { value: {} });
+  return Object.freeze(value);
+}
+
+/**
+ * A value's slot, when it was frozen by {@link freezeWithSlot}.
+ *
+ * @example
+ * ```ts
+ * const m = freezeWithSlot({ role: "user", content: "Hi" });
+ * frozenSlot(m)!.jsonLength = 31;
+ * frozenSlot({ role: "user" }); // undefined
+ * ```
+ * @param value Any value.
+ * @returns The slot, or undefined.
+ */
+export function frozenSlot(value: unknown): FrozenSlot | undefined {
+  return value !== null && typeof value === "object"
+    ? (value as { [SLOT]?: FrozenSlot })[SLOT]
+    : undefined;
+}
