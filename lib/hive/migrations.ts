@@ -532,4 +532,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP TRIGGER runs_thread_end;
   `,
+  // 21: a turn's start no longer writes its thread's row either: a thread's turn count, the run
+  // holding it and its last change are read from its newest turn (by \`runs_thread_turns\`, one
+  // entry), and a turn's number is its run's alone (the index is unique), so a turn started without
+  // reading its thread records nothing when another run has its number. The thread's row keeps who
+  // made it and the claim of a run waiting for a slot (lib/hive/threads.ts). One page fewer in
+  // every turn's start (docs/performance.md, Threads).
+  `
+  DROP TRIGGER runs_thread_start;
+  DROP INDEX runs_thread_turns;
+  CREATE UNIQUE INDEX runs_thread_turns ON runs(thread_id, thread_seq) WHERE thread_id IS NOT NULL;
+  ALTER TABLE threads DROP COLUMN turns;
+  `,
 ];

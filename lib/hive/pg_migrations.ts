@@ -370,4 +370,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER runs_thread_turns AFTER INSERT ON runs
     FOR EACH ROW WHEN (NEW.thread_id IS NOT NULL) EXECUTE FUNCTION hive_thread_turns();
   `,
+  // 6: as SQLite's 21 (a turn's start no longer writes its thread's row: the thread is read from its
+  // newest turn, and a turn's number is its run's alone).
+  `
+  DROP TRIGGER runs_thread_turns ON runs;
+  DROP FUNCTION hive_thread_turns();
+  DROP INDEX runs_thread_turns;
+  CREATE UNIQUE INDEX runs_thread_turns ON runs(thread_id, thread_seq) WHERE thread_id IS NOT NULL;
+  ALTER TABLE threads DROP COLUMN turns;
+  `,
 ];

@@ -87,8 +87,8 @@ export function insertRun(
     live?: boolean;
     /**
      * The thread the run is a turn of (its start checked the thread free: lib/hive/threads.ts): the
-     * row is the turn, numbered after the thread's last, with the whole input; the thread counts it
-     * and is held by the run (the hive's trigger, in the same statement).
+     * row is the turn, numbered after the thread's last (one run a number: a unique index), with the
+     * whole input; while it runs, it holds the thread.
      */
     thread_id?: string | null;
     /**
@@ -127,9 +127,7 @@ export function insertRun(
   const cond = r.thread_if;
   if (cond?.first) {
     // A new thread's first turn: numbered 1 with nothing read. The thread is stored after this row,
-    // in the same transaction, already counting it (lib/hive/threads.ts); the trigger that counts a
-    // turn finds no thread to update yet (or, for a thread stored while its first run waited for a
-    // slot, counts this one as it does every turn).
+    // in the same transaction (lib/hive/threads.ts).
     statement(
       db,
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
@@ -143,20 +141,24 @@ export function insertRun(
       db,
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
        VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
-         (SELECT turns + 1 FROM threads WHERE thread_id = ?14), ?15)
+         (SELECT coalesce((SELECT r.thread_seq FROM runs r WHERE r.thread_id = ?14
+            ORDER BY r.thread_seq DESC LIMIT 1), 0) + 1
+          FROM threads WHERE thread_id = ?14), ?15)
        RETURNING thread_seq`,
     ).get(...args, r.thread_id, r.input)
     : isPgHive(db)
     ? statement(
       db,
       // One statement: the thread's row locked and read, and the run recorded with nothing between
-      // (it waits for a transaction that holds the thread, then checks the row as left).
+      // (it waits for a transaction that holds the thread, then checks the row as left); a turn
+      // that has the number already records nothing.
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
-       SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, t.turns + 1,
-         ?15
+       SELECT ?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+         CAST(?18 AS BIGINT) + 1, ?15
        FROM threads t
        WHERE t.thread_id = ?14 AND ${TURN_CONDITION}
        FOR UPDATE OF t
+       ON CONFLICT ${TURN_NUMBER} DO NOTHING
        RETURNING thread_seq`,
     ).get(...args, r.thread_id, r.input, ...turnCondition(cond))
     : conditionalTurn(
@@ -188,8 +190,8 @@ export interface TurnCondition {
 }
 
 /**
- * SQL that is true when the run a thread's lock names (`<thread>.live_run_id`) has ended: such a
- * lock is free (a turn's end leaves the lock naming its run: lib/hive/threads.ts).
+ * SQL that is true when the run a thread's claim names (`<thread>.live_run_id`) has ended: such a
+ * claim is free (a run's end leaves the claim naming it: lib/hive/threads.ts).
  *
  * @param thread The name the statement gives the thread's row (`t`, `threads`).
  * @returns The condition.
@@ -199,14 +201,18 @@ export function lockRunEnded(thread: string): string {
 }
 
 /**
- * What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19. Its lock is free
- * when it names no run, this run of this process, or a run that has ended.
+ * What {@link TurnCondition} asks of the thread `t`, its values bound as ?16 to ?19 (?18, the turns
+ * known, is the number's: the turn is the next, and no other run may have that number). Its claim is
+ * free when it names no run, this run of this process, or a run that has ended.
  */
-const TURN_CONDITION = `t.harness_id = ?16 AND t.harness_dir = ?17 AND t.turns = ?18
+const TURN_CONDITION = `t.harness_id = ?16 AND t.harness_dir = ?17
          AND (CAST(?19 AS TEXT) IS NULL OR t.owner = ?19)
          AND (t.live_run_id IS NULL
            OR (t.live_run_id = ?1 AND t.live_pid = ?12 AND t.live_start = ?13)
            OR ${lockRunEnded("t")})`;
+
+/** The unique index that gives a thread's turn number to one run: an insert's conflict target. */
+const TURN_NUMBER = "(thread_id, thread_seq) WHERE thread_id IS NOT NULL";
 
 /** The values of a condition, in the order {@link TURN_CONDITION} binds them. */
 function turnCondition(cond: TurnCondition): SqlValue[] {
@@ -215,10 +221,11 @@ function turnCondition(cond: TurnCondition): SqlValue[] {
 
 /**
  * A turn recorded on SQLite on the condition that its thread is as known: one plain INSERT whose turn
- * number is read from the thread only if it still is (else none, and the hive refuses a thread's run
- * without a number with `thread_moved`: nothing is recorded). Its number is then the known count's
- * next, so it is not read back. SQLite runs an `INSERT … SELECT` into a table with triggers, and a `RETURNING`,
- * through a temporary table of its own, a quarter of the statement's time (docs/performance.md).
+ * number, the known count's next, is given only if the thread still is (else none, and the hive
+ * refuses a thread's run without a number with `thread_moved`), and that records nothing when another
+ * run has that number (a turn this process did not know of). SQLite runs an `INSERT … SELECT` into a
+ * table with triggers, and a `RETURNING`, through a temporary table of its own, a quarter of the
+ * statement's time (docs/performance.md).
  */
 function conditionalTurn(
   db: Hive,
@@ -227,13 +234,14 @@ function conditionalTurn(
   turns: number,
 ): { thread_seq: number } | undefined {
   try {
-    statement(
+    const added = statement(
       db,
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
        VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-         (SELECT t.turns + 1 FROM threads t WHERE t.thread_id = ?14 AND ${TURN_CONDITION}), ?15)`,
+         (SELECT ?18 + 1 FROM threads t WHERE t.thread_id = ?14 AND ${TURN_CONDITION}), ?15)
+       ON CONFLICT ${TURN_NUMBER} DO NOTHING`,
     ).run(...values);
-    return { thread_seq: turns + 1 };
+    return Number(added.changes) > 0 ? { thread_seq: turns + 1 } : undefined;
   } catch (err) {
     if (err instanceof Error && err.message.includes("thread_moved")) return undefined;
     throw err;

@@ -1,11 +1,12 @@
 /**
  * Threads in the hive: durable conversations with one harness, bound to it (id and folder) like its
- * runs, owned by the key (or local face) that made them. Each turn keeps its run's whole input and,
- * once the run has ended, its whole output, so the history a new turn is given comes from the
- * thread's newest turns alone. The busy lock (`live_run_id` with the process holding it) is a row of
- * the hive, so every process sharing it sees a thread busy. A turn's start takes it (the hive's
- * trigger, in the statement recording the run); its end does not write the row: a lock naming a run
- * that has ended is free, and that run's end is the thread's `updated_at`.
+ * runs, owned by the key (or local face) that made them. Each turn is its run's own row, numbered in
+ * the thread (one number, one run: a unique index), with the run's whole input and, once the run has
+ * ended, its whole output, so the history a new turn is given comes from the thread's newest turns
+ * alone. A thread is busy while its newest turn runs in a process still there, or while a run
+ * waiting for a slot holds its claim (`live_run_id` with the process holding it); both are rows of
+ * the hive, so every process sharing it sees a thread busy. A turn's start and end never write the
+ * thread's row: its turn count, its busy run and its last change are read from its newest turn.
  *
  * @module
  */
@@ -54,6 +55,7 @@ export interface ThreadTurn {
   started_at: string | null;
 }
 
+/** A thread's own row: who made it and what for, and the claim of a run waiting for a slot. */
 interface ThreadRow {
   thread_id: string;
   harness_id: string;
@@ -62,38 +64,68 @@ interface ThreadRow {
   metadata: string;
   created_at: string;
   updated_at: string;
-  turns: number;
   live_run_id: string | null;
   live_pid: number | null;
   live_start: string | null;
 }
 
+/** A thread's row as {@link THREAD_SELECT} reads it: with its claim's run and its newest turn. */
+interface ThreadRead extends ThreadRow {
+  /** The status of the run its claim names (null: none, or not recorded yet). */
+  live_status: string | null;
+  live_ended: string | null;
+  /** Its newest turn (all null for a thread without turns): its run, number, status and process. */
+  newest_run: string | null;
+  newest_seq: number | null;
+  newest_status: string | null;
+  /** When the newest turn ended, or started while it goes on. */
+  newest_at: string | null;
+  newest_pid: number | null;
+  newest_start: string | null;
+}
+
 /**
- * Who holds a thread's lock, and when the run its row names ended. A turn's end does not write its
- * thread's row (one page fewer in every turn's end): the row goes on naming the turn's run, whose
- * end is then the thread's last change.
+ * A thread's row with its claim's run and its newest turn, read in one statement (found by the
+ * thread's key, newest turns first: one index entry, whatever the thread's length): a page of threads
+ * is one query, not one more per thread. Portable SQL (both stores).
+ */
+const THREAD_SELECT = `SELECT t.*,
+       (SELECT e.status FROM runs e WHERE e.run_id = t.live_run_id) AS live_status,
+       (SELECT e.ended_at FROM runs e WHERE e.run_id = t.live_run_id) AS live_ended,
+       n.run_id AS newest_run, n.thread_seq AS newest_seq, n.status AS newest_status,
+       coalesce(n.ended_at, n.started_at) AS newest_at, n.owner_pid AS newest_pid,
+       n.owner_start AS newest_start
+     FROM threads t
+     LEFT JOIN runs n ON n.run_id = (SELECT r.run_id FROM runs r WHERE r.thread_id = t.thread_id
+       ORDER BY r.thread_seq DESC LIMIT 1)`;
+
+/** A thread's turn count: its newest turn's number. */
+function turnsOf(r: ThreadRead): number {
+  return Number(r.newest_seq ?? 0);
+}
+
+/**
+ * Who holds a thread, and the last change its row does not show (a turn's start or end, or the end
+ * of the run its claim names).
  */
 interface Hold {
   /** The run holding the thread (running, or waiting for a slot), in a process still there. */
   live: string | null;
-  /** When the run the row names ended, if it has. */
-  ended_at: string | null;
+  /** The latest of its newest turn's start or end and its claim's run's end. */
+  changed_at: string | null;
 }
 
-function toRecord(
-  r: ThreadRow,
-  hold: Hold = { live: r.live_run_id, ended_at: null },
-): ThreadRecord {
+function toRecord(r: ThreadRead, hold: Hold): ThreadRecord {
   return {
     thread_id: r.thread_id,
     harness_id: r.harness_id,
     owner: r.owner,
     metadata: JSON.parse(r.metadata),
     created_at: r.created_at,
-    updated_at: hold.ended_at !== null && hold.ended_at > r.updated_at
-      ? hold.ended_at
+    updated_at: hold.changed_at !== null && hold.changed_at > r.updated_at
+      ? hold.changed_at
       : r.updated_at,
-    turns: r.turns,
+    turns: turnsOf(r),
     live_run_id: hold.live,
   };
 }
@@ -157,7 +189,6 @@ export function newThread(
     metadata: JSON.stringify(metadata),
     created_at: now,
     updated_at: now,
-    turns: 0,
     live_run_id: lockedBy ?? null,
     live_pid: me?.pid ?? null,
     live_start: me?.marker ?? null,
@@ -171,7 +202,20 @@ export function newThread(
  * @returns Its record.
  */
 export function threadRecord(thread: NewThread): ThreadRecord {
-  return toRecord(thread);
+  return toRecord(
+    {
+      ...thread,
+      live_status: null,
+      live_ended: null,
+      newest_run: null,
+      newest_seq: null,
+      newest_status: null,
+      newest_at: null,
+      newest_pid: null,
+      newest_start: null,
+    },
+    { live: thread.live_run_id, changed_at: null },
+  );
 }
 
 /**
@@ -184,8 +228,8 @@ export function storeThread(db: Hive, thread: NewThread): void {
   statement(
     db,
     `INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at, updated_at,
-       turns, live_run_id, live_pid, live_start)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+       live_run_id, live_pid, live_start)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   ).run(
     thread.thread_id,
     thread.harness_id,
@@ -194,7 +238,6 @@ export function storeThread(db: Hive, thread: NewThread): void {
     thread.metadata,
     thread.created_at,
     thread.updated_at,
-    thread.turns,
     thread.live_run_id,
     thread.live_pid,
     thread.live_start,
@@ -213,12 +256,13 @@ function threadRow(
 ) {
   // On PostgreSQL a transaction that goes on to write the thread locks its row as it reads it: a
   // turn's start made in one statement (lib/hive/runs.ts) takes no advisory lock, and waits for it.
+  const where = "WHERE t.thread_id = ? AND t.harness_id = ? AND t.harness_dir = ?";
   const row = statement(
     db,
     lock && isPgHive(db)
-      ? "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ? FOR UPDATE"
-      : "SELECT * FROM threads WHERE thread_id = ? AND harness_id = ? AND harness_dir = ?",
-  ).get(threadId, harness.id, harness.dir) as ThreadRow | undefined;
+      ? `${THREAD_SELECT} ${where} FOR UPDATE OF t`
+      : `${THREAD_SELECT} ${where}`,
+  ).get(threadId, harness.id, harness.dir) as ThreadRead | undefined;
   // Another owner's thread is not found, as an unknown one: its existence is not disclosed.
   if (!row || (viewer !== null && row.owner !== viewer)) {
     throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
@@ -239,49 +283,33 @@ export function isUnknownThread(err: unknown, threadId: string): boolean {
     err.details.thread_id === threadId;
 }
 
-const FREE: Hold = { live: null, ended_at: null };
-
-/**
- * The `SET` of a lock taken from a run that has ended: the thread's `updated_at` becomes that run's
- * end when later (the row's own is the run's start): the thread's last change is not lost when a
- * run waiting for a slot takes its lock, nor once that run lets it go. Portable SQL (both stores).
- */
-const KEEP_END = `updated_at = coalesce((SELECT CASE WHEN e.ended_at > threads.updated_at
-       THEN e.ended_at END FROM runs e
-       WHERE e.run_id = threads.live_run_id AND e.status <> 'running'), updated_at)`;
-
-/**
- * Threads' rows with what their lock's run says (its status and end), read in the same statement:
- * a page of threads is one query, not one more per thread.
- */
-const WITH_HOLD = `SELECT t.*,
-       (SELECT e.status FROM runs e WHERE e.run_id = t.live_run_id) AS live_status,
-       (SELECT e.ended_at FROM runs e WHERE e.run_id = t.live_run_id) AS live_ended
-     FROM threads t`;
-
-/** A row's lock as it stands: its holder (see {@link Hold}), and the end of the run it names. */
-function holdOf(
-  db: Hive,
-  row: ThreadRow & { live_status?: string | null; live_ended?: string | null },
-): Hold {
-  if (row.live_run_id === null) return FREE;
-  const run = row.live_status !== undefined
-    ? (row.live_status === null
-      ? undefined
-      : { status: row.live_status, ended_at: row.live_ended ?? null })
-    : statement(db, "SELECT status, ended_at FROM runs WHERE run_id = ?").get(row.live_run_id) as
-      | { status: string; ended_at: string | null }
-      | undefined;
-  // Ended: the lock is free (a turn's end leaves it naming its run).
-  if (run !== undefined && run.status !== "running") return { live: null, ended_at: run.ended_at };
-  // Running, or not recorded yet (waiting for a slot): held while its process is there.
-  if (row.live_pid === null || !isProcessAlive(row.live_pid, row.live_start)) return FREE;
-  return { live: row.live_run_id, ended_at: null };
+/** The later of two times, either missing. */
+function later(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null || a >= b ? a : b;
 }
 
-/** The run holding a row's lock, when its process is still there and the run has not ended. */
-function liveRunOf(db: Hive, row: ThreadRow): string | null {
-  return holdOf(db, row).live;
+/**
+ * Who holds a thread as its row reads (see {@link Hold}): its newest turn while it runs in a process
+ * still there, else the run its claim names while that run has not ended (running, or not recorded
+ * yet: waiting for a slot) and its process is there. A run of a process that has gone holds nothing.
+ */
+function holdOf(row: ThreadRead): Hold {
+  const changed_at = later(row.newest_at, row.live_status === null ? null : row.live_ended);
+  if (
+    row.newest_status === "running" && row.newest_pid !== null &&
+    isProcessAlive(Number(row.newest_pid), row.newest_start)
+  ) {
+    return { live: row.newest_run, changed_at };
+  }
+  const claimed = row.live_run_id !== null && row.live_pid !== null &&
+    (row.live_status === null || row.live_status === "running") &&
+    isProcessAlive(Number(row.live_pid), row.live_start);
+  return { live: claimed ? row.live_run_id : null, changed_at };
+}
+
+/** The run holding a thread, when there is one (see {@link holdOf}). */
+function liveRunOf(row: ThreadRead): string | null {
+  return holdOf(row).live;
 }
 
 /**
@@ -301,7 +329,7 @@ export function getThread(
   viewer: ThreadViewer,
 ): ThreadRecord {
   const row = threadRow(db, harness, threadId, viewer);
-  return toRecord(row, holdOf(db, row));
+  return toRecord(row, holdOf(row));
 }
 
 /**
@@ -321,7 +349,7 @@ export function threadHolder(
   threadId: string,
   viewer: ThreadViewer,
 ): string | null {
-  return liveRunOf(db, threadRow(db, harness, threadId, viewer));
+  return liveRunOf(threadRow(db, harness, threadId, viewer));
 }
 
 /**
@@ -405,11 +433,11 @@ export function threadsByIds(
   if (!ids.length) return [];
   const rows = statement(
     db,
-    `${WITH_HOLD} WHERE harness_id = ? AND harness_dir = ?
-       AND thread_id IN (SELECT value FROM json_each(?))
-     ORDER BY thread_id DESC`,
-  ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRow[];
-  return rows.map((r) => toRecord(r, holdOf(db, r)));
+    `${THREAD_SELECT} WHERE t.harness_id = ? AND t.harness_dir = ?
+       AND t.thread_id IN (SELECT value FROM json_each(?))
+     ORDER BY t.thread_id DESC`,
+  ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRead[];
+  return rows.map((r) => toRecord(r, holdOf(r)));
 }
 
 /**
@@ -429,21 +457,21 @@ export function listThreads(
 ): { threads: ThreadRecord[]; next_cursor: string | null } {
   const rows = statement(
     db,
-    `${WITH_HOLD}
-     WHERE harness_id = ?1 AND harness_dir = ?2 AND (CAST(?3 AS TEXT) IS NULL OR owner = ?3)
-       AND (CAST(?4 AS TEXT) IS NULL OR thread_id < ?4)
-     ORDER BY thread_id DESC LIMIT ?5`,
+    `${THREAD_SELECT}
+     WHERE t.harness_id = ?1 AND t.harness_dir = ?2 AND (CAST(?3 AS TEXT) IS NULL OR t.owner = ?3)
+       AND (CAST(?4 AS TEXT) IS NULL OR t.thread_id < ?4)
+     ORDER BY t.thread_id DESC LIMIT ?5`,
   ).all(
     harness.id,
     harness.dir,
     viewer,
     page.cursor ?? null,
     page.limit + 1,
-  ) as unknown as ThreadRow[];
+  ) as unknown as ThreadRead[];
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   return {
-    threads: shown.map((r) => toRecord(r, holdOf(db, r))),
+    threads: shown.map((r) => toRecord(r, holdOf(r))),
     next_cursor: more ? shown.at(-1)!.thread_id : null,
   };
 }
@@ -465,7 +493,7 @@ export function deleteThread(
 ): void {
   inTransaction(db, () => {
     const row = threadRow(db, harness, threadId, viewer, true);
-    const live = liveRunOf(db, row);
+    const live = liveRunOf(row);
     if (live) {
       throw new FrameworkError(
         "conflict",
@@ -498,25 +526,31 @@ export function lockThread(db: Hive, threadId: string, runId: string): string | 
 
 /**
  * Takes a thread's lock in the caller's transaction: one conditional write when it is free (the
- * common case), else the row read and its holder checked as {@link lockRow} does.
+ * common case: no claim of another run that goes on, and its newest turn not running), else the row
+ * read and its holder checked as {@link lockRow} does (a run of a process that has gone holds
+ * nothing).
  */
 function takeLock(db: Hive, threadId: string, runId: string): string | null {
   const me = ownProcess();
   const taken = statement(
     db,
-    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3, ${KEEP_END}
+    `UPDATE threads SET live_run_id = ?1, live_pid = ?2, live_start = ?3
      WHERE thread_id = ?4 AND (live_run_id IS NULL OR live_run_id = ?1 OR ${
       lockRunEnded("threads")
-    })`,
+    }) AND ${NEWEST_NOT_RUNNING}`,
   ).run(runId, me.pid, me.marker, threadId);
   if (Number(taken.changes) > 0) return null;
   return lockRow(db, rowById(db, threadId), runId);
 }
 
+/** SQL true when the newest turn of thread `?4` is not running (or it has none). */
+const NEWEST_NOT_RUNNING = `coalesce((SELECT r.status FROM runs r WHERE r.thread_id = ?4
+       ORDER BY r.thread_seq DESC LIMIT 1), '') <> 'running'`;
+
 /** A thread's row by its id alone (the caller found it as its viewer may see it). */
-function rowById(db: Hive, threadId: string): ThreadRow {
-  const row = statement(db, "SELECT * FROM threads WHERE thread_id = ?").get(threadId) as
-    | ThreadRow
+function rowById(db: Hive, threadId: string): ThreadRead {
+  const row = statement(db, `${THREAD_SELECT} WHERE t.thread_id = ?`).get(threadId) as
+    | ThreadRead
     | undefined;
   if (!row) throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
   return row;
@@ -561,8 +595,7 @@ export interface TurnStart {
   historyTurns: number;
   /**
    * The thread, when it is new ({@link newThread}, made held by this run): stored with the run's
-   * start (after its row, counting it) unless it was already, with no turns to read and no lock to
-   * check.
+   * start (after its row) unless it was already, with no turns to read and no lock to check.
    */
   made?: NewThread;
   /** Whether the new thread was stored already (while its run waited for a slot). */
@@ -572,15 +605,16 @@ export interface TurnStart {
 /**
  * Starts a run of a thread in one transaction: the thread found as its viewer may see it, checked
  * free (or held by this run already), its newest turns read as the run's history, and the run
- * recorded by `start` (its row and its turn, which takes the thread's lock: lib/hive/runs.ts), so
- * the check, the history and the run's start are one read of the hive and one commit. A thread
- * another run holds is left alone and nothing is recorded.
+ * recorded by `start` (its row is the thread's next turn, which holds the thread while it runs:
+ * lib/hive/runs.ts), so the check, the history and the run's start are one read of the hive and one
+ * commit. A thread another run holds is left alone and nothing is recorded.
  *
  * A thread whose history this process knows (it ran the thread's last turn) is not read first: the
  * run is given that history and recorded on the condition that the thread is still as known (one
  * statement, no transaction of its own: lib/hive/runs.ts; on PostgreSQL it takes the thread's row
- * lock, as every transaction that writes a thread does); a thread that changed meanwhile (another
- * process's turn, a run holding it, deleted) records nothing, and the start above follows.
+ * lock, as every transaction that writes a thread does): its number is the one after the turns this
+ * process knows, and no other turn may have it. A thread that changed meanwhile (another process's
+ * turn, a run's claim, deleted) records nothing, and the start above follows.
  *
  * @param db The hive.
  * @param turn The thread, the run, who asks, and how much history.
@@ -619,25 +653,19 @@ export function startThreadTurn<T>(
     return inTransaction(db, () => {
       if (made) {
         // A new thread is made held by this run: it has no turns to read and no lock to check.
-        rememberHistory(threadId, made.turns, historyTurns, [], true);
+        rememberHistory(threadId, 0, historyTurns, [], true);
         if (!turn.stored) {
-          // Stored after its first turn's row, already counting it: the turn is recorded with
-          // nothing read, and the thread's row written once (not stored, read back by the turn's
-          // number and updated by the trigger that counts it).
-          const out = start([], {
-            harness: turn.harness,
-            turns: made.turns,
-            viewer: null,
-            first: true,
-          });
-          storeThread(db, { ...made, turns: made.turns + 1 });
+          // Stored after its first turn's row: the turn is recorded with nothing read (number 1),
+          // and the thread's row written once.
+          const out = start([], { harness: turn.harness, turns: 0, viewer: null, first: true });
+          storeThread(db, made);
           return out;
         }
         // Stored while the run waited for a slot: its first turn is recorded as a known thread's is
         // (its number not read back), on the condition that it has no turns and this run holds it.
         storeThread(db, made);
         try {
-          return start([], { harness: turn.harness, turns: made.turns, viewer: null });
+          return start([], { harness: turn.harness, turns: 0, viewer: null });
         } catch (err) {
           if (!isThreadMoved(err)) throw err;
           // Stored while the run waited, and no longer as made (no other run can take a held
@@ -651,13 +679,14 @@ export function startThreadTurn<T>(
         }
       }
       const row = threadRow(db, turn.harness, threadId, turn.viewer, true);
-      const holder = heldByMe(row, runId) ? null : liveRunOf(db, row);
+      const holder = heldByMe(row, runId) ? null : liveRunOf(row);
       if (holder !== null && holder !== runId) throw threadBusy(threadId, holder);
-      // The history this process knows as of the row's turn count, else read (and remembered).
-      let history = knownHistory(threadId, row.turns, historyTurns);
+      // The history this process knows as of the thread's turn count, else read (and remembered).
+      const turns = turnsOf(row);
+      let history = knownHistory(threadId, turns, historyTurns);
       if (!history) {
         history = threadHistory(db, threadId, historyTurns);
-        rememberHistory(threadId, row.turns, historyTurns, history);
+        rememberHistory(threadId, turns, historyTurns, history);
       }
       return start(history);
     });
@@ -669,9 +698,9 @@ export function startThreadTurn<T>(
 
 /**
  * Undoes a turn's start recorded without a transaction of its own (its launch failed after): the
- * run's row is deleted, and the thread counts one turn less and is let go. A start never recorded
- * leaves nothing to undo; a hive out of reach is logged (the lock's run never ends, so the thread's
- * next message finds it stale once this process is gone).
+ * run's row (the thread's newest turn) is deleted, and its claim, if it had one, let go. A start
+ * never recorded leaves nothing to undo; a hive out of reach is logged (the turn's run never ends, so
+ * the thread's next message finds it stale once this process is gone).
  */
 function undoTurnStart(db: Hive, threadId: string, runId: string): void {
   try {
@@ -679,11 +708,7 @@ function undoTurnStart(db: Hive, threadId: string, runId: string): void {
       const gone = statement(db, "DELETE FROM runs WHERE run_id = ? AND thread_id = ?")
         .run(runId, threadId);
       if (!Number(gone.changes)) return;
-      statement(
-        db,
-        `UPDATE threads SET turns = turns - 1, live_run_id = NULL, live_pid = NULL, live_start = NULL
-         WHERE thread_id = ? AND live_run_id = ?`,
-      ).run(threadId, runId);
+      unlockThread(db, threadId, runId);
     });
   } catch (err) {
     console.error(`warning: could not undo the start of ${runId}: ${(err as Error).message}`);
@@ -721,23 +746,24 @@ export function claimThread(
   );
 }
 
-/** Locks a thread's row (read in the caller's transaction) for a run, unless another run holds it. */
-function lockRow(db: Hive, row: ThreadRow, runId: string): string | null {
+/**
+ * Claims a thread (its row read in the caller's transaction) for a run, unless another run holds it.
+ */
+function lockRow(db: Hive, row: ThreadRead, runId: string): string | null {
   // Held by this run of this process already (a new thread made for it, a run that waited).
   if (heldByMe(row, runId)) return null;
-  const live = liveRunOf(db, row);
+  const live = liveRunOf(row);
   if (live !== null && live !== runId) return live;
   const me = ownProcess();
   statement(
     db,
-    `UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ?, ${KEEP_END}
-     WHERE thread_id = ?`,
+    "UPDATE threads SET live_run_id = ?, live_pid = ?, live_start = ? WHERE thread_id = ?",
   ).run(runId, me.pid, me.marker, row.thread_id);
   return null;
 }
 
 /**
- * Lets go of a thread's lock, when this run holds it (a run that never started).
+ * Lets go of a thread's claim, when this run holds it (a run that never started).
  *
  * @param db The hive.
  * @param threadId The thread.

@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { closeHives, openHive } from "../../lib/hive/open.ts";
 import { getThread } from "../../lib/hive/threads.ts";
 import { MIGRATIONS } from "../../lib/hive/migrations.ts";
+import { ownProcess } from "../../lib/process_identity.ts";
 import { migrate } from "../../lib/sqlite/database.ts";
 import { traceFoldersWithin } from "../../lib/hive/runs.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -158,7 +159,7 @@ Deno.test("migration 12 records the origins of the forks in the catalog, from th
   }
 });
 
-Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thread follows its runs after", async () => {
+Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thread is read from its runs after", async () => {
   await using tmp = await tempDir();
   const path = `${tmp.path}/hive.db`;
   const old = new DatabaseSync(path);
@@ -179,30 +180,75 @@ Deno.test("migration 18 moves a thread's turns onto its runs' rows, and the thre
       db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'thread_turns'").get()!.n,
       0,
     );
-    // A run of the thread starting counts the turn and holds the thread.
-    db.exec(`
+    // A run of the thread starting is its next turn, and holds the thread while it runs (read from
+    // the turn: migration 21 writes nothing to the thread's row).
+    const me = ownProcess();
+    db.prepare(`
       INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
         owner_pid, owner_start, thread_id, thread_seq, thread_input)
-        VALUES ('run_3', 'bot', '/h/bot', 'running', 't4', 'v', '/h/bot/run_3.jsonl', 42, 'm', 'thr_a',
-          3, 'q3');
-    `);
-    const held = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
-    assert.deepEqual({ ...held }, {
-      turns: 3,
-      updated_at: "t4",
-      live_run_id: "run_3",
-      live_pid: 42,
-    });
-    // Its end writes the run's row alone (migration 20): the thread's row goes on naming it, and
-    // the thread reads as free, changed when the run ended.
+        VALUES ('run_3', 'bot', '/h/bot', 'running', 't4', 'v', '/h/bot/run_3.jsonl', ?, ?, 'thr_a',
+          3, 'q3')
+    `).run(me.pid, me.marker);
+    const read = () => {
+      const thread = getThread(db, { id: "bot", dir: "/h/bot" }, "thr_a", null);
+      return {
+        turns: thread.turns,
+        updated_at: thread.updated_at,
+        live_run_id: thread.live_run_id,
+      };
+    };
+    assert.deepEqual(read(), { turns: 3, updated_at: "t4", live_run_id: "run_3" });
+    // Its end writes the run's row alone: the thread reads as free, changed when the run ended.
     db.exec(`UPDATE runs SET status = 'success', ended_at = 't5', thread_output = 'a3'
       WHERE run_id = 'run_3'`);
-    const after = db.prepare("SELECT turns, updated_at, live_run_id, live_pid FROM threads").get();
-    assert.deepEqual({ ...after }, { ...held });
+    assert.deepEqual(read(), { turns: 3, updated_at: "t5", live_run_id: null });
+  } finally {
+    closeHives();
+  }
+});
+
+Deno.test("migration 21 drops the thread's turn count: a thread is read from its newest turn, and a turn's number is one run's", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/hive.db`;
+  const old = new DatabaseSync(path);
+  migrate(old, MIGRATIONS.slice(0, 20));
+  // A thread of two turns as migration 20 kept it: counted, and its lock naming its last run.
+  old.exec(`
+    INSERT INTO threads (thread_id, harness_id, harness_dir, owner, metadata, created_at,
+      updated_at, turns, live_run_id, live_pid, live_start)
+      VALUES ('thr_a', 'bot', '/h/bot', 'cli', '{}', 't0', 't3', 2, 'run_2', 42, 'm');
+    INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at, spec_version,
+      trace_path, thread_id, thread_seq, thread_input, thread_output)
+      VALUES ('run_1', 'bot', '/h/bot', 'success', 't1', 't2', 'v', '/h/bot/run_1.jsonl', 'thr_a', 1,
+        'q1', 'a1'),
+      ('run_2', 'bot', '/h/bot', 'success', 't3', 't4', 'v', '/h/bot/run_2.jsonl', 'thr_a', 2,
+        'q2', 'a2');
+  `);
+  old.close();
+  try {
+    const db = openHive(path);
+    const columns = db.prepare("PRAGMA table_info(threads)").all().map((c) => c.name);
+    assert.ok(!columns.includes("turns"), columns.join());
+    assert.equal(
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'runs_thread_start'").get()!
+        .n,
+      0,
+    );
     const thread = getThread(db, { id: "bot", dir: "/h/bot" }, "thr_a", null);
     assert.deepEqual(
       { turns: thread.turns, updated_at: thread.updated_at, live_run_id: thread.live_run_id },
-      { turns: 3, updated_at: "t5", live_run_id: null },
+      { turns: 2, updated_at: "t4", live_run_id: null },
+    );
+    // A second run with a turn's number is refused by the unique index.
+    assert.throws(
+      () =>
+        db.exec(
+          `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version,
+          trace_path, thread_id, thread_seq, thread_input)
+          VALUES ('run_x', 'bot', '/h/bot', 'running', 't5', 'v', '/h/bot/run_x.jsonl', 'thr_a', 2,
+            'q')`,
+        ),
+      /UNIQUE constraint failed/,
     );
   } finally {
     closeHives();

@@ -56,8 +56,8 @@ function ownTurn(threadId: string, input: string, output: string, limit = 3) {
 }
 
 /**
- * A turn of another process sharing the hive: its run's row written as that process writes it (the
- * thread counting it by the hive's trigger), never seen by this process's memory of the thread.
+ * A turn of another process sharing the hive: its run's row written as that process writes it
+ * (numbered after the thread's newest turn), never seen by this process's memory of the thread.
  */
 function otherProcessTurn(threadId: string, input: string, output: string): void {
   const at = new Date().toISOString();
@@ -67,7 +67,7 @@ function otherProcessTurn(threadId: string, input: string, output: string): void
     `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at, spec_version,
        trace_path, thread_id, thread_seq, thread_input, thread_output)
      VALUES (?1, ?2, ?3, 'success', ?4, ?4, 'v', ?5, ?6,
-       (SELECT turns + 1 FROM threads WHERE thread_id = ?6), ?7, ?8)`,
+       (SELECT coalesce(max(thread_seq), 0) + 1 FROM runs WHERE thread_id = ?6), ?7, ?8)`,
   ).run(
     runId,
     H.id,

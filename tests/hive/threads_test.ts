@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FrameworkError } from "../../lib/errors.ts";
 import { openHive } from "../../lib/hive/open.ts";
-import { insertRun } from "../../lib/hive/runs.ts";
+import { insertRun, isThreadMoved } from "../../lib/hive/runs.ts";
 import {
   claimThread,
   createThread,
@@ -200,6 +200,7 @@ for (const store of STORES) {
     // A run whose process died mid-turn: the next turn takes the thread and goes on.
     const orphan = turn(id, "q2", null);
     statement(db, "UPDATE threads SET live_pid = 999999999 WHERE thread_id = ?").run(id);
+    statement(db, "UPDATE runs SET owner_pid = 999999999 WHERE run_id = ?").run(orphan);
     const next = turn(id, "q3", null);
     // The orphan's end is recorded after all (its process was only slow): on its own turn.
     endTurn(orphan, id, "a2", 0);
@@ -381,12 +382,100 @@ for (const store of STORES) {
       const runId = newRunId();
       const made = newThread(H, "k_alice", {}, runId);
       storeThread(db, made);
-      statement(db, "UPDATE threads SET turns = 1 WHERE thread_id = ?").run(made.thread_id);
+      // A first turn this process did not make (the number its own first turn would take).
+      const other = newRunId();
+      statement(
+        db,
+        `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version,
+           trace_path, thread_id, thread_seq, thread_input)
+         VALUES (?1, ?2, ?3, 'success', 't', 'v', ?4, ?5, 1, 'q')`,
+      ).run(other, H.id, H.dir, `${H.dir}/x.jsonl`, made.thread_id);
       assert.throws(
         () => start(made, runId, true),
         (e) => e instanceof FrameworkError && e.kind === "conflict" && /changed/.test(e.message),
       );
-      assert.deepEqual(threadTurns(db, made.thread_id), []);
+      assert.deepEqual(threadTurns(db, made.thread_id).map((r) => r.run_id), [other]);
     });
+  });
+}
+
+for (const store of STORES) {
+  Deno.test(`threads: a thread is read from its newest turn, and one run has each number [${store}]`, async (t) => {
+    await using _home = await storeHome(store);
+    const db = openHive();
+    const id = createThread(db, H, "k_alice", {}).thread_id;
+    turn(id, "q1", "a1");
+
+    await t.step("busy while its newest turn runs, whoever started it, with no claim", () => {
+      const running = newRunId();
+      // Recorded with no claim taken first (a start that did not read the thread).
+      recordTurnStart(H, id, running, "q2", { harness: H, turns: 1, viewer: null });
+      const thread = getThread(db, H, id, null);
+      assert.deepEqual([thread.turns, thread.live_run_id], [2, running]);
+      assert.equal(lockThread(db, id, newRunId()), running);
+      assert.equal(claimThread(db, H, id, null, newRunId()), running);
+      assert.throws(
+        () => deleteThread(db, H, id, null),
+        (e) => e instanceof FrameworkError && e.kind === "conflict",
+      );
+      // Its process gone: free, and taken by the next.
+      statement(db, "UPDATE runs SET owner_pid = 999999999 WHERE run_id = ?").run(running);
+      assert.equal(getThread(db, H, id, null).live_run_id, null);
+      statement(db, "UPDATE runs SET owner_pid = ? WHERE run_id = ?").run(Deno.pid, running);
+      endTurn(running, id, "a2", 0);
+      const ended = getThread(db, H, id, null);
+      assert.deepEqual([ended.turns, ended.live_run_id], [2, null]);
+    });
+
+    await t.step(
+      "a start that does not read the thread records nothing when its number is taken",
+      () => {
+        // Two starts that each know the thread at two turns: the second finds the number taken.
+        const first = newRunId();
+        recordTurnStart(H, id, first, "q3", { harness: H, turns: 2, viewer: null });
+        endTurn(first, id, "a3", 0);
+        const second = newRunId();
+        assert.throws(
+          () => recordTurnStart(H, id, second, "q3 again", { harness: H, turns: 2, viewer: null }),
+          (e) => isThreadMoved(e),
+        );
+        assert.deepEqual(threadTurns(db, id).map((r) => r.run_id).slice(-1), [first]);
+        assert.equal(getThread(db, H, id, null).turns, 3);
+        // Another viewer's, or another harness's: nothing recorded either.
+        assert.throws(
+          () => recordTurnStart(H, id, newRunId(), "q", { harness: H, turns: 3, viewer: "k_bob" }),
+          (e) => isThreadMoved(e),
+        );
+        assert.throws(
+          () =>
+            recordTurnStart(H, id, newRunId(), "q", {
+              harness: { ...H, dir: "/elsewhere" },
+              turns: 3,
+              viewer: null,
+            }),
+          (e) => isThreadMoved(e),
+        );
+        assert.equal(getThread(db, H, id, null).turns, 3);
+      },
+    );
+
+    await t.step(
+      "a claim of a run waiting for a slot holds it against a start that does not read it",
+      () => {
+        const waiting = newRunId();
+        assert.equal(claimThread(db, H, id, "k_alice", waiting), null);
+        assert.throws(
+          () => recordTurnStart(H, id, newRunId(), "q4", { harness: H, turns: 3, viewer: null }),
+          (e) => isThreadMoved(e),
+        );
+        // The claiming run itself starts.
+        recordTurnStart(H, id, waiting, "q4", { harness: H, turns: 3, viewer: "k_alice" });
+        assert.equal(getThread(db, H, id, null).live_run_id, waiting);
+        endTurn(waiting, id, "a4", 0);
+        const thread = getThread(db, H, id, null);
+        assert.deepEqual([thread.turns, thread.live_run_id], [4, null]);
+        assert.deepEqual(threadHistory(db, id, 2).map((x) => x.output), ["a3", "a4"]);
+      },
+    );
   });
 }

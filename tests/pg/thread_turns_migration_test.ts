@@ -1,6 +1,7 @@
 /**
  * PostgreSQL's migration 4 (as SQLite's 18): a hive whose threads kept their turns in a table of
- * their own has them on its runs' rows after, and the thread follows its runs by the trigger.
+ * their own has them on its runs' rows after; after migration 6 (as SQLite's 21), a thread's turns
+ * are its runs' rows alone, one run a number.
  *
  * @module
  */
@@ -30,21 +31,32 @@ Deno.test("PostgreSQL migration 4 moves a thread's turns onto its runs' rows", a
       { run_id: "run_x", seq: null, thread_input: null, thread_output: null },
     ]);
     assert.equal(db.query("SELECT to_regclass('thread_turns') AS t").rows[0]!.t, null);
-    const thread = () => ({
-      ...db.query("SELECT turns::int AS turns, updated_at, live_run_id FROM threads").rows[0],
-    });
+    // Migration 6 (as SQLite's 21): the thread's row keeps no count; its turns are its runs' rows,
+    // one run a number.
+    const columns = db.query(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'threads'",
+    ).rows.map((r) => r.column_name);
+    assert.ok(!columns.includes("turns"), columns.join());
     db.exec(`
       INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version, trace_path,
         owner_pid, owner_start, thread_id, thread_seq, thread_input)
         VALUES ('run_3', 'bot', '/h/bot', 'running', 't4', 'v', '/h/bot/run_3.jsonl', 42, 'm',
           'thr_a', 3, 'q3');
     `);
-    assert.deepEqual(thread(), { turns: 3, updated_at: "t4", live_run_id: "run_3" });
-    db.exec(`UPDATE runs SET status = 'success', ended_at = 't5', thread_output = 'a3'
-      WHERE run_id = 'run_3'`);
-    // Its end writes the run's row alone (migration 5): the thread's row goes on naming it (a lock
-    // whose run has ended is free: lib/hive/threads.ts).
-    assert.deepEqual(thread(), { turns: 3, updated_at: "t4", live_run_id: "run_3" });
+    const newest = db.query(
+      "SELECT run_id, thread_seq::int AS seq FROM runs WHERE thread_id = 'thr_a' ORDER BY thread_seq DESC LIMIT 1",
+    ).rows[0];
+    assert.deepEqual({ ...newest }, { run_id: "run_3", seq: 3 });
+    assert.throws(
+      () =>
+        db.exec(`
+          INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, spec_version,
+            trace_path, thread_id, thread_seq, thread_input)
+            VALUES ('run_y', 'bot', '/h/bot', 'running', 't5', 'v', '/h/bot/run_y.jsonl', 'thr_a', 3,
+              'q');
+        `),
+      /duplicate key|unique/i,
+    );
   } finally {
     db.close();
   }

@@ -242,7 +242,8 @@ for (const store of STORES) {
         `INSERT INTO runs (run_id, harness_id, harness_dir, status, started_at, ended_at,
            spec_version, trace_path, thread_id, thread_seq, thread_input, thread_output)
          VALUES (?1, ?2, ?3, 'success', ?4, ?4, 'v', 'elsewhere', ?5,
-           (SELECT turns + 1 FROM threads WHERE thread_id = ?5), 'q3', 'from elsewhere')`,
+           (SELECT coalesce(max(thread_seq), 0) + 1 FROM runs WHERE thread_id = ?5), 'q3',
+           'from elsewhere')`,
       ).run(runId, h.id, h.dir, at, id);
       const before = await journals(h.dir);
       const trace = await send("q4");
