@@ -5,7 +5,7 @@
  * @module
  */
 
-import { frozenSlot } from "../frozen_slot.ts";
+import { type FrozenSlot, frozenSlot } from "../frozen_slot.ts";
 
 /** A tool call the model asked for. */
 export interface ToolCall {
@@ -109,7 +109,9 @@ export function estimateTokens(text: string): number {
  * Estimates the tokens of a request's system prompt and messages, as {@link estimateTokens} of the
  * system text followed by the messages' JSON, without making that text: a frozen message of plain
  * values (a thread's earlier turn, sent again with each model call of each of its turns) has its
- * JSON length found once, and kept in its slot when it has one (lib/frozen_slot.ts).
+ * JSON length found once, kept in its slot when it has one (lib/frozen_slot.ts), and messages
+ * measured together ({@link measureTogether}: a thread's history) at the start of a request are
+ * counted by their sum.
  *
  * @example
  * ```ts
@@ -123,8 +125,90 @@ export function estimateTokens(text: string): number {
 export function estimateRequestTokens(system: string, messages: readonly Message[]): number {
   // `[`, `]` and a comma between items, as `JSON.stringify` writes an array.
   let length = system.length + 2 + Math.max(0, messages.length - 1);
-  for (const m of messages) length += jsonLength(m);
+  let i = 0;
+  const together = messages.length ? measuredTogether(messages[0]!) : undefined;
+  if (together && startsWith(messages, together.items)) {
+    length += together.length;
+    i = together.items.length;
+  }
+  for (; i < messages.length; i++) length += jsonLength(messages[i]!);
   return Math.ceil(length / 4);
+}
+
+/** Messages measured together, and their JSON lengths summed. */
+interface Measured {
+  items: readonly Message[];
+  length: number;
+}
+
+/** What the token estimate keeps in the slot of the first of messages measured together. */
+interface MeasuredSlot extends FrozenSlot {
+  together?: Measured;
+}
+
+function measuredTogether(first: Message): Measured | undefined {
+  return (frozenSlot(first) as MeasuredSlot | undefined)?.together;
+}
+
+/** Whether a list starts with the items of another (the same objects, in order). */
+function startsWith(list: readonly Message[], items: readonly Message[]): boolean {
+  if (items.length > list.length) return false;
+  for (let i = 0; i < items.length; i++) if (list[i] !== items[i]) return false;
+  return true;
+}
+
+/**
+ * Sums the JSON lengths of messages sent together at the start of requests (a thread's history,
+ * given to every model call of each of its runs), for {@link estimateRequestTokens}: found by the
+ * first of them (its slot). When they are the messages of `after` less its first `dropped`, with
+ * some added (the thread's next turn), the sum is made from that one's: the kept messages are not
+ * measured again. Messages that can change, or have no slot, are left alone (measured each time).
+ *
+ * @example
+ * ```ts
+ * import { freezeWithSlot } from "../frozen_slot.ts";
+ *
+ * const turn = (q: string, a: string): Message[] => [
+ *   freezeWithSlot({ role: "user", content: q }),
+ *   freezeWithSlot({ role: "assistant", content: a }),
+ * ];
+ * const first = [...turn("q1", "a1"), ...turn("q2", "a2")];
+ * measureTogether(first);
+ * const next = [...first.slice(2), ...turn("q3", "a3")];
+ * measureTogether(next, { items: first, dropped: 2 }); // first's sum, less q1 and a1, plus q3 and a3
+ * ```
+ * @param items The messages, in order.
+ * @param after The messages measured together before, and how many of their first ones these drop.
+ */
+export function measureTogether(
+  items: readonly Message[],
+  after?: { items: readonly Message[]; dropped: number },
+): void {
+  const slot = items.length ? frozenSlot(items[0]) as MeasuredSlot | undefined : undefined;
+  if (!slot) return;
+  const before = after?.items.length ? measuredTogether(after.items[0]!) : undefined;
+  let length = 0;
+  let next = 0;
+  const kept = after ? after.items.length - after.dropped : -1;
+  if (
+    before && before.items === after!.items && after!.dropped >= 0 && kept >= 0 &&
+    kept <= items.length && startsWith(items, after!.items.slice(after!.dropped))
+  ) {
+    length = before.length;
+    for (let i = 0; i < after!.dropped; i++) length -= jsonLength(after!.items[i]!);
+    next = kept;
+  }
+  for (; next < items.length; next++) {
+    const m = items[next]!;
+    if (!remembered(m)) return;
+    length += jsonLength(m);
+  }
+  slot.together = { items, length };
+}
+
+/** Whether a message cannot change (frozen, with plain values alone): its length is kept. */
+function remembered(m: Message): boolean {
+  return Object.isFrozen(m) && Object.values(m).every((v) => v === null || typeof v !== "object");
 }
 
 /** The JSON lengths of frozen messages whose values are all plain and that have no slot. */
@@ -136,7 +220,7 @@ function jsonLength(m: Message): number {
   const known = slot ? slot.jsonLength : frozenLengths.get(m);
   if (known !== undefined) return known;
   const length = (JSON.stringify(m) ?? "null").length;
-  if (Object.isFrozen(m) && Object.values(m).every((v) => v === null || typeof v !== "object")) {
+  if (remembered(m)) {
     if (slot) slot.jsonLength = length;
     else frozenLengths.set(m, length);
   }

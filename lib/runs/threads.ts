@@ -34,7 +34,7 @@ import { newRunId } from "../ids.ts";
 import { freezeWithSlot } from "../frozen_slot.ts";
 import { journalTogether, prepareJournalList } from "../journal/payload.ts";
 import { compileRedaction } from "../journal/redact.ts";
-import type { Message } from "../models/types.ts";
+import { measureTogether, type Message } from "../models/types.ts";
 import type { BusyPolicy, RunRequest } from "../requests.ts";
 import { activeRun } from "../runner/active_runs.ts";
 import type { PreparedRun, RunOptions } from "../runner/prepare_run.ts";
@@ -321,11 +321,11 @@ function historyMessages(threadId: string, turns: readonly AnsweredTurn[]): read
       freezeWithSlot({ role: "assistant", content: turn.output }),
     );
   }
-  // Journaled together (the run's first model call), their text made from the last run's.
-  journalTogether(
-    messages,
-    last && first >= 0 ? { items: last.messages, dropped: 2 * first } : undefined,
-  );
+  // Journaled together (the run's first model call), their text made from the last run's, and
+  // measured together (each model call's token estimate), their sum made from the last run's.
+  const after = last && first >= 0 ? { items: last.messages, dropped: 2 * first } : undefined;
+  journalTogether(messages, after);
+  measureTogether(messages, after);
   keepRecent(lastMessages, threadId, { turns: [...turns], messages }, MAX_THREAD_MESSAGES);
   return messages;
 }

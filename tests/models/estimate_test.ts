@@ -7,7 +7,12 @@
 
 import assert from "node:assert/strict";
 import { freezeWithSlot, frozenSlot } from "../../lib/frozen_slot.ts";
-import { estimateRequestTokens, estimateTokens, type Message } from "../../lib/models/types.ts";
+import {
+  estimateRequestTokens,
+  estimateTokens,
+  measureTogether,
+  type Message,
+} from "../../lib/models/types.ts";
 
 const definition = (system: string, messages: Message[]) =>
   estimateTokens(system + JSON.stringify(messages));
@@ -51,11 +56,12 @@ Deno.test("estimateRequestTokens: a message that can change is measured each tim
   assert.equal(estimateRequestTokens("", [open]), definition("", [open]));
 });
 
-Deno.test("estimateRequestTokens: frozen messages a request starts with are summed once, whatever follows them", () => {
+Deno.test("measureTogether: a history's sum, made from the last one's, gives the same estimate whatever follows it", () => {
   const frozen = (role: "user" | "assistant", content: string) =>
-    Object.freeze({ role, content }) as Message;
+    freezeWithSlot({ role, content }) as Message;
   const turn = (i: number) => [frozen("user", `q${i} "quoted"`), frozen("assistant", `a${i}\n`)];
   let history = [...turn(1), ...turn(2), ...turn(3)];
+  measureTogether(history);
   const check = (messages: Message[]) =>
     assert.equal(estimateRequestTokens("sys", messages), definition("sys", messages));
   for (let i = 4; i < 10; i++) {
@@ -69,14 +75,30 @@ Deno.test("estimateRequestTokens: frozen messages a request starts with are summ
     });
     check([...history, ...own]);
     check([...history]);
-    // The same first message, then other messages: not the sum kept for it.
+    // The same first message, then others: not the sum kept for it.
     check([history[0]!, { role: "user", content: "other ".repeat(i) }]);
     check([history[0]!, ...history.slice(2)]);
     check([...history.slice(0, 3)]);
     check([history[0]!]);
-    // The next turn's history: the oldest turn dropped, the newest added.
-    history = [...history.slice(2), ...turn(i)];
+    // The next turn's history: the oldest turn dropped, the newest added, its sum made from this.
+    const next = [...history.slice(2), ...turn(i)];
+    measureTogether(next, { items: history, dropped: 2 });
+    history = next;
   }
+  // Said to follow messages it does not start with: measured whole, the same estimate.
+  const other = [...turn(20), ...turn(21)];
+  measureTogether(other, { items: history, dropped: 2 });
+  check([...other, { role: "user", content: "x" }]);
+  // A message that can change among them: nothing kept, measured each time.
+  const parts = [{ type: "text", text: "short" }];
+  const open = [
+    frozen("user", "q"),
+    freezeWithSlot({ role: "user", content: parts }) as unknown as Message,
+  ];
+  measureTogether(open);
+  check([...open]);
+  parts[0]!.text = "longer ".repeat(40);
+  check([...open]);
 });
 
 Deno.test("estimateRequestTokens: a message frozen with a slot keeps its length there, unless it can change", () => {
