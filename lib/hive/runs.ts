@@ -141,8 +141,7 @@ export function insertRun(
       db,
       `INSERT INTO runs (${columns}, thread_id, thread_seq, thread_input)
        VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?14,
-         (SELECT coalesce((SELECT r.thread_seq FROM runs r WHERE r.thread_id = ?14
-            ORDER BY r.thread_seq DESC LIMIT 1), 0) + 1
+         (SELECT coalesce(${newestTurn("thread_seq", "?14")}, 0) + 1
           FROM threads WHERE thread_id = ?14), ?15)
        RETURNING thread_seq`,
     ).get(...args, r.thread_id, r.input)
@@ -198,6 +197,19 @@ export interface TurnCondition {
  */
 export function lockRunEnded(thread: string): string {
   return `EXISTS (SELECT 1 FROM runs e WHERE e.run_id = ${thread}.live_run_id AND e.status <> 'running')`;
+}
+
+/**
+ * SQL for a column of a thread's newest turn (null for a thread without turns): one entry of
+ * `runs_thread_turns`, the thread's key then its turn, newest first, whatever the thread's length.
+ *
+ * @param column The column of `runs`.
+ * @param thread The SQL that names the thread (`t.thread_id`, `?14`).
+ * @returns The scalar subquery.
+ */
+export function newestTurn(column: string, thread: string): string {
+  return `(SELECT r.${column} FROM runs r WHERE r.thread_id = ${thread}
+       ORDER BY r.thread_seq DESC LIMIT 1)`;
 }
 
 /**

@@ -18,7 +18,7 @@ import { inTransaction } from "../sqlite/database.ts";
 import { statement } from "../sqlite/statements.ts";
 import type { HarnessRef } from "./harnesses.ts";
 import { type Hive, isPgHive } from "./open.ts";
-import { isThreadMoved, lockRunEnded, type TurnCondition } from "./runs.ts";
+import { isThreadMoved, lockRunEnded, newestTurn, type TurnCondition } from "./runs.ts";
 import {
   type AnsweredTurn,
   forgetThread,
@@ -96,8 +96,7 @@ const THREAD_SELECT = `SELECT t.*,
        coalesce(n.ended_at, n.started_at) AS newest_at, n.owner_pid AS newest_pid,
        n.owner_start AS newest_start
      FROM threads t
-     LEFT JOIN runs n ON n.run_id = (SELECT r.run_id FROM runs r WHERE r.thread_id = t.thread_id
-       ORDER BY r.thread_seq DESC LIMIT 1)`;
+     LEFT JOIN runs n ON n.run_id = ${newestTurn("run_id", "t.thread_id")}`;
 
 /** A thread's turn count: its newest turn's number. */
 function turnsOf(r: ThreadRead): number {
@@ -115,19 +114,22 @@ interface Hold {
   changed_at: string | null;
 }
 
-function toRecord(r: ThreadRead, hold: Hold): ThreadRecord {
+function toRecord(r: ThreadRow, turns: number, hold: Hold): ThreadRecord {
   return {
     thread_id: r.thread_id,
     harness_id: r.harness_id,
     owner: r.owner,
     metadata: JSON.parse(r.metadata),
     created_at: r.created_at,
-    updated_at: hold.changed_at !== null && hold.changed_at > r.updated_at
-      ? hold.changed_at
-      : r.updated_at,
-    turns: turnsOf(r),
+    updated_at: later(r.updated_at, hold.changed_at)!,
+    turns,
     live_run_id: hold.live,
   };
+}
+
+/** A thread as read, as every face shows it. */
+function readRecord(r: ThreadRead): ThreadRecord {
+  return toRecord(r, turnsOf(r), holdOf(r));
 }
 
 /**
@@ -202,20 +204,7 @@ export function newThread(
  * @returns Its record.
  */
 export function threadRecord(thread: NewThread): ThreadRecord {
-  return toRecord(
-    {
-      ...thread,
-      live_status: null,
-      live_ended: null,
-      newest_run: null,
-      newest_seq: null,
-      newest_status: null,
-      newest_at: null,
-      newest_pid: null,
-      newest_start: null,
-    },
-    { live: thread.live_run_id, changed_at: null },
-  );
+  return toRecord(thread, 0, { live: thread.live_run_id, changed_at: null });
 }
 
 /**
@@ -328,8 +317,7 @@ export function getThread(
   threadId: string,
   viewer: ThreadViewer,
 ): ThreadRecord {
-  const row = threadRow(db, harness, threadId, viewer);
-  return toRecord(row, holdOf(row));
+  return readRecord(threadRow(db, harness, threadId, viewer));
 }
 
 /**
@@ -394,8 +382,8 @@ export function threadTurns(db: Hive, threadId: string): ThreadTurn[] {
 export function newestTurnRun(db: Hive, threadId: string): string | null {
   const row = statement(
     db,
-    "SELECT run_id FROM runs WHERE thread_id = ? ORDER BY thread_seq DESC LIMIT 1",
-  ).get(threadId) as { run_id: string } | undefined;
+    `SELECT ${newestTurn("run_id", "?")} AS run_id`,
+  ).get(threadId) as { run_id: string | null } | undefined;
   return row?.run_id ?? null;
 }
 
@@ -437,7 +425,7 @@ export function threadsByIds(
        AND t.thread_id IN (SELECT value FROM json_each(?))
      ORDER BY t.thread_id DESC`,
   ).all(harness.id, harness.dir, JSON.stringify(ids)) as unknown as ThreadRead[];
-  return rows.map((r) => toRecord(r, holdOf(r)));
+  return rows.map(readRecord);
 }
 
 /**
@@ -471,7 +459,7 @@ export function listThreads(
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   return {
-    threads: shown.map((r) => toRecord(r, holdOf(r))),
+    threads: shown.map(readRecord),
     next_cursor: more ? shown.at(-1)!.thread_id : null,
   };
 }
@@ -544,8 +532,7 @@ function takeLock(db: Hive, threadId: string, runId: string): string | null {
 }
 
 /** SQL true when the newest turn of thread `?4` is not running (or it has none). */
-const NEWEST_NOT_RUNNING = `coalesce((SELECT r.status FROM runs r WHERE r.thread_id = ?4
-       ORDER BY r.thread_seq DESC LIMIT 1), '') <> 'running'`;
+const NEWEST_NOT_RUNNING = `coalesce(${newestTurn("status", "?4")}, '') <> 'running'`;
 
 /** A thread's row by its id alone (the caller found it as its viewer may see it). */
 function rowById(db: Hive, threadId: string): ThreadRead {
