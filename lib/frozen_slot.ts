@@ -51,3 +51,31 @@ export function frozenSlot(value: unknown): FrozenSlot | undefined {
     ? (value as { [SLOT]?: FrozenSlot })[SLOT]
     : undefined;
 }
+
+/**
+ * Whether a list starts with the items of another from its `from`th on (the same objects, in
+ * order): how a reader recognizes values it kept something for together (a thread's history, sent
+ * at the start of every model call, and the next turn's history, the last one's less its oldest
+ * turns).
+ *
+ * @example
+ * ```ts
+ * const [a, b, c] = [{}, {}, {}];
+ * startsWithItems([a, b, c], [a, b]); // true
+ * startsWithItems([b, c], [a, b], 1); // true
+ * startsWithItems([b, c], [a, b]); // false
+ * ```
+ * @param list The list.
+ * @param items The items it should start with.
+ * @param from The first of `items` to look for (0 to `items.length`).
+ * @returns True when it starts with them.
+ */
+export function startsWithItems(
+  list: readonly unknown[],
+  items: readonly unknown[],
+  from = 0,
+): boolean {
+  if (from < 0 || from > items.length || items.length - from > list.length) return false;
+  for (let i = from; i < items.length; i++) if (list[i - from] !== items[i]) return false;
+  return true;
+}

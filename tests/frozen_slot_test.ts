@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { freezeWithSlot, frozenSlot } from "../lib/frozen_slot.ts";
+import { freezeWithSlot, frozenSlot, startsWithItems } from "../lib/frozen_slot.ts";
 
 Deno.test("freezeWithSlot: frozen, with a slot no reader of its data sees", () => {
   const m = freezeWithSlot({ role: "user", content: "Hi" });
@@ -29,4 +29,17 @@ Deno.test("frozenSlot: none for a value frozen otherwise, or not an object", () 
   assert.equal(frozenSlot(null), undefined);
   assert.equal(frozenSlot("text"), undefined);
   assert.equal(frozenSlot(undefined), undefined);
+});
+
+Deno.test("startsWithItems: the same objects in order, from any of the other list's items", () => {
+  const [a, b, c] = [{}, {}, {}];
+  assert.ok(startsWithItems([a, b, c], [a, b]));
+  assert.ok(startsWithItems([a, b], [a, b]));
+  assert.ok(startsWithItems([b, c, a], [a, b], 1));
+  assert.ok(startsWithItems([c], [a, b], 2), "nothing left to look for");
+  assert.ok(!startsWithItems([a], [a, b]), "shorter than the items");
+  assert.ok(!startsWithItems([b, a], [a, b]));
+  assert.ok(!startsWithItems([{ ...a }], [a]), "an equal copy is not the same object");
+  assert.ok(!startsWithItems([a, b], [a, b], -1));
+  assert.ok(!startsWithItems([a, b], [a, b], 3));
 });

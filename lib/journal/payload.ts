@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type FrozenSlot, frozenSlot } from "../frozen_slot.ts";
+import { type FrozenSlot, frozenSlot, startsWithItems } from "../frozen_slot.ts";
 import { setOwn } from "../own.ts";
 import { REDACTED, type Redaction, redactsField, redactText } from "./redact.ts";
 
@@ -311,9 +311,7 @@ export function journalTogether(
   // Only a list whose text was made is followed (a chain of lists never made is not kept alive),
   // and only when these items start with the ones it kept, in order.
   if (!after || previous?.items !== after.items || previous.made === undefined) return;
-  const kept = after.items.length - after.dropped;
-  if (after.dropped < 0 || kept < 0 || kept > items.length) return;
-  for (let i = 0; i < kept; i++) if (items[i] !== after.items[after.dropped + i]) return;
+  if (!startsWithItems(items, after.items, after.dropped)) return;
   slot.list.after = { list: previous, dropped: after.dropped };
 }
 
@@ -357,8 +355,7 @@ function listAt(
   depth: number,
 ): { items: readonly object[]; text: string } | undefined {
   const list = slotOf(v[0])?.list;
-  if (!list || list.items.length > v.length) return undefined;
-  for (let i = 0; i < list.items.length; i++) if (v[i] !== list.items[i]) return undefined;
+  if (!list || !startsWithItems(v, list.items)) return undefined;
   const known = list.made && list.made.redaction === redaction
     ? list.made
     : makeListText(list, redaction, depth);

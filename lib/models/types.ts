@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type FrozenSlot, frozenSlot } from "../frozen_slot.ts";
+import { type FrozenSlot, frozenSlot, startsWithItems } from "../frozen_slot.ts";
 
 /** A tool call the model asked for. */
 export interface ToolCall {
@@ -127,7 +127,7 @@ export function estimateRequestTokens(system: string, messages: readonly Message
   let length = system.length + 2 + Math.max(0, messages.length - 1);
   let i = 0;
   const together = messages.length ? measuredTogether(messages[0]!) : undefined;
-  if (together && startsWith(messages, together.items)) {
+  if (together && startsWithItems(messages, together.items)) {
     length += together.length;
     i = together.items.length;
   }
@@ -148,13 +148,6 @@ interface MeasuredSlot extends FrozenSlot {
 
 function measuredTogether(first: Message): Measured | undefined {
   return (frozenSlot(first) as MeasuredSlot | undefined)?.together;
-}
-
-/** Whether a list starts with the items of another (the same objects, in order). */
-function startsWith(list: readonly Message[], items: readonly Message[]): boolean {
-  if (items.length > list.length) return false;
-  for (let i = 0; i < items.length; i++) if (list[i] !== items[i]) return false;
-  return true;
 }
 
 /**
@@ -189,14 +182,12 @@ export function measureTogether(
   const before = after?.items.length ? measuredTogether(after.items[0]!) : undefined;
   let length = 0;
   let next = 0;
-  const kept = after ? after.items.length - after.dropped : -1;
   if (
-    before && before.items === after!.items && after!.dropped >= 0 && kept >= 0 &&
-    kept <= items.length && startsWith(items, after!.items.slice(after!.dropped))
+    before && before.items === after!.items && startsWithItems(items, after!.items, after!.dropped)
   ) {
     length = before.length;
     for (let i = 0; i < after!.dropped; i++) length -= jsonLength(after!.items[i]!);
-    next = kept;
+    next = after!.items.length - after!.dropped;
   }
   for (; next < items.length; next++) {
     const m = items[next]!;
