@@ -243,20 +243,30 @@ function threadRow(
   viewer: ThreadViewer,
   lock = false,
 ) {
-  // On PostgreSQL a transaction that goes on to write the thread locks its row as it reads it: a
-  // turn's start made in one statement (lib/hive/runs.ts) takes no advisory lock, and waits for it.
-  const where = "WHERE t.thread_id = ? AND t.harness_id = ? AND t.harness_dir = ?";
+  if (lock) lockThreadRow(db, threadId);
   const row = statement(
     db,
-    lock && isPgHive(db)
-      ? `${THREAD_SELECT} ${where} FOR UPDATE OF t`
-      : `${THREAD_SELECT} ${where}`,
+    `${THREAD_SELECT} WHERE t.thread_id = ? AND t.harness_id = ? AND t.harness_dir = ?`,
   ).get(threadId, harness.id, harness.dir) as ThreadRead | undefined;
   // Another owner's thread is not found, as an unknown one: its existence is not disclosed.
   if (!row || (viewer !== null && row.owner !== viewer)) {
     throw notFound(`Unknown thread ${JSON.stringify(threadId)}`, { thread_id: threadId });
   }
   return row;
+}
+
+/**
+ * On PostgreSQL, locks a thread's row for the caller's transaction, which goes on to read the thread
+ * and write it or a turn of it: a turn's start made in one statement (lib/hive/runs.ts) takes the
+ * same lock, and waits for it. The lock is its own statement, taken before the thread is read: a
+ * statement reads the hive as it was when it began, and a turn that another transaction recorded
+ * while this one waited for the lock changes no row of the thread's (it is a row of `runs`), so
+ * only a statement begun after the lock sees it. SQLite's write transaction holds the whole hive.
+ */
+function lockThreadRow(db: Hive, threadId: string): void {
+  if (isPgHive(db)) {
+    statement(db, "SELECT 1 FROM threads WHERE thread_id = ? FOR UPDATE").get(threadId);
+  }
 }
 
 /**
@@ -519,6 +529,7 @@ export function lockThread(db: Hive, threadId: string, runId: string): string | 
  * nothing).
  */
 function takeLock(db: Hive, threadId: string, runId: string): string | null {
+  lockThreadRow(db, threadId);
   const me = ownProcess();
   const taken = statement(
     db,
