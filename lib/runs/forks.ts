@@ -118,6 +118,11 @@ export async function forkRun(
   request: ForkRequest,
   actor: string,
 ): Promise<ForkResult> {
+  // The name becomes a folder beside the parent's: one that is not a slug ("..", "../x", "a/b")
+  // would name a place elsewhere, so it is refused before anything on disk is looked at.
+  if (!isSlug(request.name)) {
+    throw badInput(`${SLUG_RULE}, got name ${JSON.stringify(request.name)}`, { field: "name" });
+  }
   const row = findRun(db, null, runId);
   const parent = await loadSpec(row.harness_dir);
   const replay = replayFrom(await readJournalBytes(row), { run_id: row.run_id, at: request.at });

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { FrameworkError } from "../../lib/errors.ts";
 import { getHarness } from "../../lib/hive/harnesses.ts";
 import { openHive } from "../../lib/hive/open.ts";
@@ -85,6 +85,11 @@ Deno.test("forks: branch a run at a model call, resume it from the journal, see 
     await refuse({ at: 999, name: "branch" }, "bad_input", /not in its journal/);
     await refuse({ at, name: "Bad Name" }, "bad_input", /expected a slug/);
     await refuse({ at, name: "../x" }, "bad_input", /expected a slug/);
+    // Names that resolve to folders that exist (the one holding the parent, the one above it):
+    // refused as names before the disk is looked at, not answered "already exists".
+    for (const name of [".", "..", `../${basename(root.path)}`]) {
+      await refuse({ at, name }, "bad_input", /expected a slug/);
+    }
     await refuse({ at, name: "parent" }, "conflict", /already the id of a harness/);
     await refuse(
       {
